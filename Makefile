@@ -1,0 +1,47 @@
+# Two commands from a fresh clone: `make site` and `make test`.
+# Each creates the project virtual environment (.venv) and node_modules on its own.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+WHEELS := $(wildcard /opt/wheels)
+PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
+
+.PHONY: all deps site serve test train train-resume bench clean
+
+all: site
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet $(PIP_FLAGS) -e .
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
+
+deps: $(VENV)/.installed node_modules/.installed
+
+# data -> models -> export -> site_builder -> build/site
+site: deps
+	$(PY) -m models.ensure
+	$(PY) -m export
+	$(PY) -m export.tables
+	$(PY) -m site_builder
+
+serve: site
+	$(PY) -m site_builder.serve
+
+test: site
+	$(PY) -m pytest -q
+
+train: deps
+	$(PY) -m models.train --profile course --fresh
+
+train-resume: deps
+	$(PY) -m models.train --profile course
+
+bench: site
+	$(PY) -m export.bench
+
+clean:
+	rm -rf build

@@ -1,0 +1,1 @@
+"""Data, tokenizer, the three nets and the training protocol of the course."""

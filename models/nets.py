@@ -1,0 +1,125 @@
+"""The three one-block language models, kept as plain as nanoGPT's.
+
+All map a window of token IDs [B, w] to next-token logits [B, C].
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class FixedWindowMLP(nn.Module):
+    """w token embeddings, concatenated -> ReLU hidden layer -> vocabulary head."""
+
+    kind = "mlp"
+
+    def __init__(self, C: int, w: int, d: int, h: int, pad_id: int = 0):
+        super().__init__()
+        self.config = dict(C=C, w=w, d=d, h=h, pad_id=pad_id)
+        self.token_embedding = nn.Embedding(C, d, padding_idx=pad_id)
+        self.hidden_layer = nn.Linear(w * d, h)
+        self.vocab_head = nn.Linear(h, C)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        flat = self.token_embedding(ids).flatten(start_dim=1)        # [B, w*d]
+        return self.vocab_head(torch.relu(self.hidden_layer(flat)))  # [B, C]
+
+
+class CausalAttentionLM(nn.Module):
+    """Token + position embeddings -> one causal attention layer (n_heads heads,
+    query/key width d_k and value width d_v per head) -> residual -> ReLU hidden
+    layer -> vocabulary head. Only the final position is scored."""
+
+    def __init__(self, C: int, w: int, d: int, d_k: int, d_v: int, h: int,
+                 pad_id: int = 0, n_heads: int = 1):
+        super().__init__()
+        self.config = dict(C=C, w=w, d=d, d_k=d_k, d_v=d_v, h=h, pad_id=pad_id, n_heads=n_heads)
+        self.pad_id, self.n_heads, self.d_k, self.d_v = pad_id, n_heads, d_k, d_v
+        self.token_embedding = nn.Embedding(C, d, padding_idx=pad_id)
+        self.position_embedding = nn.Embedding(w, d)
+        self.W_Q = nn.Linear(d, n_heads * d_k, bias=False)
+        self.W_K = nn.Linear(d, n_heads * d_k, bias=False)
+        self.W_V = nn.Linear(d, n_heads * d_v, bias=False)
+        self.W_O = nn.Linear(n_heads * d_v, d, bias=False)
+        self.hidden_layer = nn.Linear(d, h)
+        self.vocab_head = nn.Linear(h, C)
+
+    @property
+    def kind(self) -> str:
+        return "attn1" if self.n_heads == 1 else f"attn{self.n_heads}"
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(ids.shape[1], device=ids.device)
+        return self.token_embedding(ids) + self.position_embedding(positions)[None]
+
+    def split_heads(self, x: torch.Tensor, width: int) -> torch.Tensor:
+        B, T, _ = x.shape                                   # [B, T, n*width] -> [B, n, T, width]
+        return x.view(B, T, self.n_heads, width).transpose(1, 2)
+
+    def attend(self, ids: torch.Tensor):
+        """Final query only: returns (logits [B, C], weights [B, heads, w])."""
+        E = self.embed(ids)                                       # [B, w, d]
+        q = self.split_heads(self.W_Q(E[:, -1:]), self.d_k)       # [B, n, 1, d_k]
+        K = self.split_heads(self.W_K(E), self.d_k)               # [B, n, w, d_k]
+        V = self.split_heads(self.W_V(E), self.d_v)               # [B, n, w, d_v]
+        scores = q @ K.transpose(-2, -1) / math.sqrt(self.d_k)    # [B, n, 1, w]
+        pad = ids.eq(self.pad_id)[:, None, None, :]
+        A = scores.masked_fill(pad, float("-inf")).softmax(-1)
+        message = (A @ V).transpose(1, 2).flatten(start_dim=2)    # [B, 1, n*d_v]
+        final = E[:, -1] + self.W_O(message)[:, 0]                # residual, [B, d]
+        logits = self.vocab_head(torch.relu(self.hidden_layer(final)))
+        return logits, A[:, :, 0]
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.attend(ids)[0]
+
+    def forward_details(self, ids: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Every causal row, for teaching. Rows whose own token is PAD get all-zero
+        weights. logits are the final row's, equal to forward(ids)."""
+        B, T = ids.shape
+        E = self.embed(ids)
+        Q = self.split_heads(self.W_Q(E), self.d_k)               # [B, n, T, d_k]
+        K = self.split_heads(self.W_K(E), self.d_k)
+        V = self.split_heads(self.W_V(E), self.d_v)
+        scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)    # [B, n, T, T]
+        future = torch.ones(T, T, dtype=torch.bool, device=ids.device).triu(1)
+        blocked = future[None, None] | ids.eq(self.pad_id)[:, None, None, :]
+        masked = scores.masked_fill(blocked, float("-inf"))
+        pad_row = ids.eq(self.pad_id)[:, None, :, None]
+        A = masked.masked_fill(pad_row, 0.0).softmax(-1).masked_fill(pad_row, 0.0)
+        heads = A @ V                                             # [B, n, T, d_v]
+        messages = heads.transpose(1, 2).flatten(start_dim=2)     # [B, T, n*d_v]
+        updated = E + self.W_O(messages)
+        hidden = torch.relu(self.hidden_layer(updated))
+        all_logits = self.vocab_head(hidden)                      # [B, T, C]
+        return dict(E=E, Q=Q, K=K, V=V, scores=masked, weights=A, heads=heads,
+                    messages=messages, updated=updated, hidden=hidden,
+                    all_logits=all_logits, logits=all_logits[:, -1])
+
+
+KINDS = ("mlp", "attn1", "attn4")
+LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
+
+
+def build(kind: str, C: int = 4000, w: int = 64, d: int = 64, h: int = 256, pad_id: int = 0) -> nn.Module:
+    """The course's three models at their course sizes."""
+    if kind == "mlp":
+        return FixedWindowMLP(C, w, d, h, pad_id)
+    if kind in ("attn1", "attn4"):
+        n = int(kind[4:])
+        return CausalAttentionLM(C, w, d, d // n, d // n, h, pad_id, n_heads=n)
+    raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
+
+
+def from_config(kind: str, config: dict) -> nn.Module:
+    if kind == "mlp":
+        return FixedWindowMLP(**config)
+    return CausalAttentionLM(**config)
+
+
+def count_parameters(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())

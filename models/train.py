@@ -1,0 +1,175 @@
+"""The training protocol: three models x three seeds, AdamW, best-validation
+checkpoint selection, one test evaluation per run.
+
+    python -m models.train --profile course            # resume
+    python -m models.train --profile course --fresh    # rerun everything
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from .checkpoints import save_checkpoint, write_json
+from .corpus import PROFILES, Profile, prepare
+from .nets import KINDS, LABELS, build, count_parameters
+
+MODELS_DIR = Path(__file__).resolve().parent
+CHECKPOINT_SEED = 11
+# lr and weight decay per kind; four heads reuse the one-head settings.
+OPTIMIZER = {"mlp": (1e-3, 1e-4), "attn1": (3e-3, 1e-3), "attn4": (3e-3, 1e-3)}
+CLIP_NORM = 1.0
+EVAL_BATCH = 4096
+
+
+def out_paths(out_dir: Path) -> dict[str, Path]:
+    return {"results": out_dir / "results.json", "audit": out_dir / "corpus_audit.json",
+            "checkpoints": out_dir / "checkpoints"}
+
+
+@torch.no_grad()
+def mean_loss(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
+    model.eval()
+    total = 0.0
+    for start in range(0, len(y), EVAL_BATCH):
+        xb, yb = X[start:start + EVAL_BATCH].long(), y[start:start + EVAL_BATCH].long()
+        total += F.cross_entropy(model(xb), yb, reduction="sum").item()
+    model.train()
+    return total / len(y)
+
+
+def validation_slice(X: torch.Tensor, y: torch.Tensor, n: int):
+    """A fixed slice of validation windows, the same for every run: a
+    permutation drawn with seed 0, first n."""
+    order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0))[:n]
+    return X[order], y[order]
+
+
+def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: int, progress: bool = True):
+    """One run. Returns (record, model restored to its best-validation state)."""
+    torch.manual_seed(seed)
+    model = build(kind, C=vocab_size)
+    lr, wd = OPTIMIZER[kind]
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=wd)
+    Xtr, ytr = data["train"]
+    Xva, yva = data["val"]
+    gen = torch.Generator().manual_seed(seed)
+    eval_steps = {1} | set(range(profile.eval_every, profile.steps + 1, profile.eval_every)) | {profile.steps}
+    trace, best_loss, best_state, best_step = [], math.inf, None, 0
+    running, n_running = 0.0, 0
+    start = time.perf_counter()
+    bar = tqdm(range(1, profile.steps + 1), desc=f"{kind} seed {seed}", disable=not progress, mininterval=2)
+    for step in bar:
+        idx = torch.randint(0, len(ytr), (profile.batch_size,), generator=gen)
+        loss = F.cross_entropy(model(Xtr[idx].long()), ytr[idx].long())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP_NORM)
+        opt.step()
+        running, n_running = running + loss.item(), n_running + 1
+        if step in eval_steps:
+            val = mean_loss(model, Xva, yva)
+            trace.append({"step": step, "val_loss": val, "train_loss": running / n_running})
+            running, n_running = 0.0, 0
+            bar.set_postfix(val=f"{val:.3f}")
+            if val < best_loss:
+                best_loss, best_step = val, step
+                best_state = copy.deepcopy(model.state_dict())
+    train_seconds = time.perf_counter() - start
+    model.load_state_dict(best_state)
+    test_loss = mean_loss(model, *data["test"])
+    model.eval()
+    record = {
+        "kind": kind, "label": LABELS[kind], "seed": seed, "parameters": count_parameters(model),
+        "lr": lr, "weight_decay": wd, "steps": profile.steps, "batch_size": profile.batch_size,
+        "val_trace": trace, "selected_step": best_step, "val_loss": best_loss,
+        "test_loss": test_loss, "test_perplexity": math.exp(test_loss),
+        "train_seconds": train_seconds, "device": f"cpu ({platform.processor() or platform.machine()}, "
+                                                    f"{torch.get_num_threads()} threads)",
+        "torch_version": torch.__version__,
+    }
+    return record, model
+
+
+def aggregate(runs: list[dict]) -> dict:
+    """Mean and sample SD over seeds, per kind (perplexity averaged per run)."""
+    out = {}
+    for kind in KINDS:
+        rs = [r for r in runs if r["kind"] == kind]
+        if not rs:
+            continue
+        agg = {"seeds": [r["seed"] for r in rs], "parameters": rs[0]["parameters"], "label": LABELS[kind]}
+        for key in ("test_loss", "test_perplexity", "train_seconds"):
+            vals = [r[key] for r in rs]
+            agg[key] = {"mean": statistics.mean(vals),
+                        "sd": statistics.stdev(vals) if len(vals) > 1 else None}
+        out[kind] = agg
+    return out
+
+
+def run_protocol(profile: Profile | str = "course", out_dir: Path = MODELS_DIR, data_path=None,
+                 kinds=KINDS, seeds=None, fresh: bool = False, progress: bool = True) -> dict:
+    profile = PROFILES[profile] if isinstance(profile, str) else profile
+    out_dir = Path(out_dir)
+    paths = out_paths(out_dir)
+    corpus = prepare(profile, data_path)
+    write_json(paths["audit"], corpus.audit)
+    paths["checkpoints"].mkdir(parents=True, exist_ok=True)
+    corpus.vocab.save(paths["checkpoints"] / "vocab.json")
+    data = {"train": corpus.windows("train"),
+            "val": validation_slice(*corpus.windows("validation"), profile.val_windows),
+            "test": corpus.windows("test")}
+    results = {"profile": profile.name, "runs": []}
+    if not fresh and paths["results"].exists():
+        import json
+        results = json.loads(paths["results"].read_text())
+    seeds = seeds or profile.seeds
+    for seed in seeds:                      # seed-major: all seed-11 checkpoints come first
+        for kind in kinds:
+            recorded = any(r["kind"] == kind and r["seed"] == seed for r in results["runs"])
+            has_checkpoint = (paths["checkpoints"] / f"{kind}.json").exists()
+            if recorded and (seed != CHECKPOINT_SEED or has_checkpoint):
+                continue
+            results["runs"] = [r for r in results["runs"] if not (r["kind"] == kind and r["seed"] == seed)]
+            record, model = train_run(kind, seed, profile, data, len(corpus.vocab), progress)
+            if seed == CHECKPOINT_SEED:
+                save_checkpoint(model, {"seed": seed, "selected_step": record["selected_step"],
+                                        "profile": profile.name, "test_loss": record["test_loss"]},
+                                paths["checkpoints"])
+            results["runs"].append(record)
+            results["runs"].sort(key=lambda r: (KINDS.index(r["kind"]), r["seed"]))
+            results["aggregate"] = aggregate(results["runs"])
+            results["validation_windows"] = len(data["val"][1])
+            results["test_windows"] = len(data["test"][1])
+            write_json(paths["results"], results)
+    return results
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="course", choices=sorted(PROFILES))
+    ap.add_argument("--out", type=Path, default=None, help="output folder (default: models/ for course)")
+    ap.add_argument("--data", default=None, help="a TinyStories .txt / .jsonl / .jsonl.gz file")
+    ap.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
+    ap.add_argument("--seeds", nargs="+", type=int, default=None)
+    ap.add_argument("--fresh", action="store_true", help="ignore recorded runs and train all again")
+    args = ap.parse_args(argv)
+    out = args.out or (MODELS_DIR if args.profile == "course" else Path("build") / args.profile)
+    results = run_protocol(args.profile, out, args.data, tuple(args.kinds), args.seeds, args.fresh)
+    for kind, agg in results.get("aggregate", {}).items():
+        ppl = agg["test_perplexity"]
+        sd = f" ± {ppl['sd']:.2f}" if ppl["sd"] is not None else ""
+        print(f"{kind:6s} test perplexity {ppl['mean']:.2f}{sd}")
+
+
+if __name__ == "__main__":
+    main()

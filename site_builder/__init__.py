@@ -1,0 +1,1 @@
+"""Static site build: content/ + build JSON -> build/site."""

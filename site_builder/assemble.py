@@ -1,0 +1,64 @@
+"""Copy the static parts of the site into a staging folder: browser code from
+web/, the export's models and JSON, and the vendored npm libraries."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WEB = ROOT / "web"
+EXPORT = ROOT / "build" / "export"
+NODE_MODULES = ROOT / "node_modules"
+
+# npm package -> (folder inside the package, glob patterns copied to vendor/<name>/)
+VENDOR = {
+    "onnxruntime-web": ("dist", ["ort.all.min.mjs", "ort.all.min.js", "ort.min.mjs", "ort.wasm.min.mjs",
+                                  "ort.webgpu.min.mjs", "ort-wasm-simd-threaded*.wasm",
+                                  "ort-wasm-simd-threaded*.mjs"]),
+    "reveal.js": ("dist", ["**/*"]),
+    "katex": ("dist", ["katex.min.js", "katex.min.css", "katex.mjs", "contrib/*.min.js",
+                        "contrib/*.mjs", "fonts/*.woff2"]),
+}
+
+
+class BuildError(RuntimeError):
+    """An input of the site build is missing or broken; the message names it."""
+
+
+def vendor(staging: Path) -> None:
+    for package, (sub, patterns) in VENDOR.items():
+        src = NODE_MODULES / package / sub
+        if not src.is_dir():
+            raise BuildError(f"npm package missing: {src} (run `npm ci`, which `make site` does)")
+        dest = staging / "vendor" / package.removesuffix(".js")
+        for pattern in patterns:
+            for f in sorted(src.glob(pattern)):
+                if f.is_file():
+                    target = dest / f.relative_to(src)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(f, target)
+        license_file = NODE_MODULES / package / "LICENSE"
+        if license_file.exists():
+            shutil.copy2(license_file, dest / "LICENSE")
+
+
+def copy_web(staging: Path) -> None:
+    """web/<part>/ -> site/<part>/ (lab/, core/, widgets/, ...)."""
+    if WEB.is_dir():
+        shutil.copytree(WEB, staging, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("*.test.*", "__pycache__", "README.md"))
+
+
+def copy_export(staging: Path, export_dir: Path = EXPORT) -> None:
+    """build/export/* (ONNX files, metadata.json, parity.json, vocab.json, presets.json) -> site/models/."""
+    if not export_dir.is_dir():
+        raise BuildError(f"export output missing: {export_dir} (run `python -m export`)")
+    shutil.copytree(export_dir, staging / "models", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("*.tmp", "cache*.json"))
+
+
+def assemble(staging: Path, export_dir: Path = EXPORT) -> None:
+    vendor(staging)
+    copy_web(staging)
+    copy_export(staging, export_dir)

@@ -1,0 +1,102 @@
+"""Shared fixtures: the built site served on localhost, and Debian's Chromium
+driven by Playwright with the flags from DEVELOPERS.md.
+
+`make test` runs `make site` first, so build/site exists; browser tests use it.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "build" / "site"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+BASE_FLAGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
+              "--disable-sync", "--no-first-run", "--disable-quic"]
+WEBGPU_FLAGS = ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader",
+                "--use-webgpu-adapter=swiftshader", "--enable-unsafe-swiftshader"]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
+                      ".onnx": "application/octet-stream", ".json": "application/json"}
+
+    def log_message(self, *args):
+        pass
+
+
+def serve_dir(directory: Path):
+    """Start a static server for ``directory`` on a free localhost port; returns (server, base_url)."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+@pytest.fixture(scope="session")
+def site_dir() -> Path:
+    assert (SITE / "index.html").exists(), "build/site is missing: run `make site` (make test does)"
+    return SITE
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir):
+    server, url = serve_dir(site_dir)
+    yield url
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def playwright_instance():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance):
+    """Chromium with WebGPU on SwiftShader enabled (WASM works in it too)."""
+    b = playwright_instance.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                            args=BASE_FLAGS + WEBGPU_FLAGS)
+    yield b
+    b.close()
+
+
+class PageWatch:
+    """Collects console errors, page errors and requests leaving the origin."""
+
+    def __init__(self, page, origin: str):
+        self.page, self.origin = page, origin
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", self._request)
+
+    def _request(self, req):
+        u = urlparse(req.url)
+        if u.scheme in ("data", "blob", "about"):
+            return
+        if f"{u.scheme}://{u.netloc}" != self.origin:
+            self.outside.append(req.url)
+
+    def assert_clean(self):
+        assert not self.errors, f"console errors: {self.errors}"
+        assert not self.outside, f"requests outside the origin: {self.outside}"
+
+
+@pytest.fixture
+def page(browser, site_url):
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.watch = PageWatch(pg, site_url)
+    yield pg
+    context.close()
