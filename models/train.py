@@ -162,7 +162,11 @@ def main(argv=None) -> None:
     ap.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
     ap.add_argument("--seeds", nargs="+", type=int, default=None)
     ap.add_argument("--fresh", action="store_true", help="ignore recorded runs and train all again")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch intra-op threads (1 keeps training steady on a busy machine)")
     args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     out = args.out or (MODELS_DIR if args.profile == "course" else Path("build") / args.profile)
     results = run_protocol(args.profile, out, args.data, tuple(args.kinds), args.seeds, args.fresh)
     for kind, agg in results.get("aggregate", {}).items():
