@@ -43,10 +43,10 @@ def vendor(staging: Path) -> None:
             shutil.copy2(license_file, dest / "LICENSE")
 
 
-def copy_web(staging: Path) -> None:
+def copy_web(staging: Path, web: Path = WEB) -> None:
     """web/<part>/ -> site/<part>/ (lab/, core/, widgets/, ...)."""
-    if WEB.is_dir():
-        shutil.copytree(WEB, staging, dirs_exist_ok=True,
+    if web.is_dir():
+        shutil.copytree(web, staging, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("*.test.*", "__pycache__", "README.md"))
 
 

@@ -1,0 +1,47 @@
+"""python -m export.tables: compute every toy-example table and write
+build/tables/NAME.json. Nothing is written unless every module succeeded;
+each file is replaced atomically, and files no module produces are removed."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import TablesError, compute_all
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_tables(tables: dict[str, str], out: Path, remove_stale: bool = True) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name in sorted(tables):
+        target = out / f"{name}.json"
+        tmp = out / f".{name}.json.tmp"
+        tmp.write_text(tables[name], encoding="utf-8")
+        os.replace(tmp, target)
+    for stale in sorted(out.glob("*.json")) if remove_stale else []:
+        if stale.stem not in tables:
+            stale.unlink()
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m export.tables", description=__doc__)
+    p.add_argument("--out", type=Path, default=ROOT / "build" / "tables")
+    p.add_argument("--only", nargs="+", metavar="MODULE",
+                   help="development: run only these modules (other tables are left as they are)")
+    args = p.parse_args(argv)
+    try:
+        tables = compute_all(args.only)
+    except TablesError as exc:
+        print(f"tables failed: {exc}", file=sys.stderr)
+        print(f"nothing written; {args.out} is unchanged", file=sys.stderr)
+        return 1
+    write_tables(tables, args.out, remove_stale=args.only is None)
+    print(f"{len(tables)} tables written to {args.out}: {', '.join(sorted(tables))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""The whole site build: tables JSON + content -> a staging folder, swapped in
+for the output folder only when every step succeeded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from . import assemble
+from .archive import NAME as ZIP_NAME, write_source_zip
+from .assemble import BuildError
+from .deck import ContentError, Renderer
+from .listing import stylesheet
+
+ROOT = assemble.ROOT
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass
+class Inputs:
+    content: Path = ROOT / "content"
+    tables: Path = ROOT / "build" / "tables"
+    export: Path | None = ROOT / "build" / "export"   # None: do not copy the export (development only)
+    out: Path = ROOT / "build" / "site"
+    root: Path = ROOT
+    templates: Path = HERE / "templates"
+    static: Path = HERE / "static"
+    node_modules: Path = assemble.NODE_MODULES
+    web: Path = assemble.WEB
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_tables(tables_dir: Path, root: Path) -> dict:
+    if not tables_dir.is_dir():
+        raise BuildError(f"{_rel(tables_dir, root)}: tables folder missing (run `python -m export.tables`)")
+    tables = {}
+    for path in sorted(tables_dir.glob("*.json")):
+        try:
+            tables[path.stem] = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise BuildError(f"{_rel(path, root)}: corrupt JSON table ({exc})") from exc
+    return tables
+
+
+def render_pages(inp: Inputs, tables: dict) -> tuple[list, object]:
+    renderer = Renderer(inp.root, inp.content, inp.templates, inp.node_modules)
+    decks = []
+    deck_dir = inp.content / "decks"
+    sources = sorted(deck_dir.glob("*.md")) if deck_dir.is_dir() else []
+    if not sources:
+        raise BuildError(f"{_rel(deck_dir, inp.root)}: no decks (*.md) found")
+    index_path = inp.content / "index.md"
+    if not index_path.is_file():
+        raise BuildError(f"{_rel(index_path, inp.root)}: index page text missing")
+    for path, slides in [(p, True) for p in sources] + [(index_path, False)]:
+        try:
+            page = renderer.render_file(path, tables, slides=slides)
+        except ContentError as exc:
+            where = _rel(path, inp.root) + (f" line {exc.line}" if exc.line else "")
+            raise BuildError(f"{where}: {exc}") from exc
+        if slides:
+            decks.append(page)
+    decks.sort(key=lambda d: (d.meta["order"], d.slug))
+    return decks, page
+
+
+def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
+    assemble.vendor(staging)
+    assemble.copy_web(staging, inp.web)
+    if inp.export is not None:
+        assemble.copy_export(staging, inp.export)
+    assets = staging / "assets"
+    shutil.copytree(inp.static, assets, dirs_exist_ok=True)
+    (assets / "pygments.css").write_text(stylesheet(), encoding="utf-8")
+    (staging / "tables").mkdir(exist_ok=True)
+    for name in sorted(tables):
+        shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
+    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME)
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(inp.templates)), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    (staging / "decks").mkdir(exist_ok=True)
+    for deck in decks:
+        html = env.get_template("deck.html").render(deck=deck, root="../")
+        (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
+    lab = (inp.web / "lab" / "index.html").is_file()
+    html = env.get_template("index.html").render(index=index, decks=decks, root="", lab=lab,
+                                                 zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
+    (staging / "index.html").write_text(html, encoding="utf-8")
+
+
+def build(inp: Inputs) -> Path:
+    """Build the site into ``inp.out``. Raises BuildError (naming the input) and
+    leaves ``inp.out`` untouched on any failure."""
+    tables = load_tables(inp.tables, inp.root)
+    decks, index = render_pages(inp, tables)
+    if inp.export is not None and not inp.export.is_dir():
+        raise BuildError(f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
+                         f"for development without it pass --no-export)")
+    out = inp.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.staging"
+    old = out.parent / f".{out.name}.old"
+    for leftover in (staging, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    staging.mkdir()
+    try:
+        write_site(inp, staging, tables, decks, index)
+    except jinja2.TemplateError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        where = f"{_rel(inp.templates, inp.root)}/{exc.name}" if getattr(exc, "name", None) else _rel(inp.templates, inp.root)
+        raise BuildError(f"{where}" + (f" line {exc.lineno}" if getattr(exc, "lineno", None) else "")
+                         + f": {exc}") from exc
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise BuildError(f"{exc.filename or inp.out}: {exc.strerror or exc}") from exc
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if out.exists():
+        out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+    return out

@@ -1,0 +1,239 @@
+"""One content file -> slides: TOML front matter, Jinja2 (with the deck's
+tables and the macros), slide and notes separators, build-time math, Markdown."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from .katex_render import render_math
+from .listing import listing
+from .maps import map_strip
+from .values import bars_parts, fmt, resolve, table_parts
+
+FRONT_KEYS = {"title": str, "order": int, "subtitle": str, "tables": list}
+REQUIRED = ("title", "order")
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^$\\\n])+?)(?<![\s\\])\$(?!\d)")
+CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
+PLACEHOLDER = re.compile(r"<p>@@S(\d+)@@</p>|@@S(\d+)@@")
+
+
+class ContentError(ValueError):
+    """A content file is broken; ``line`` is its 1-based line when known."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass
+class Slide:
+    html: Markup
+    notes: Markup | None
+
+
+@dataclass
+class Page:
+    path: Path
+    slug: str
+    meta: dict
+    slides: list[Slide] = field(default_factory=list)
+
+
+def split_front_matter(text: str, required=REQUIRED) -> tuple[dict, str]:
+    """Returns (front matter, body padded with blank lines so that body line N
+    is file line N)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "+++":
+        raise ContentError("the file must start with TOML front matter between two lines of +++", 1)
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "+++")
+    except StopIteration:
+        raise ContentError("front matter is not closed by a line of +++", 1) from None
+    try:
+        meta = tomllib.loads("\n".join(lines[1:end]))
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ContentError(f"front matter is not valid TOML: {exc}", int(m.group(1)) + 1 if m else 2) from exc
+    for key, value in meta.items():
+        if key not in FRONT_KEYS:
+            raise ContentError(f"unknown front matter key {key!r} (allowed: {', '.join(FRONT_KEYS)})", 2)
+        if not isinstance(value, FRONT_KEYS[key]) or (key == "order" and isinstance(value, bool)):
+            raise ContentError(f"front matter {key!r} must be {FRONT_KEYS[key].__name__}", 2)
+    for key in required:
+        if key not in meta:
+            raise ContentError(f"front matter needs {key!r}", 2)
+    if not all(isinstance(t, str) for t in meta.get("tables", [])):
+        raise ContentError("front matter 'tables' must be a list of table names", 2)
+    return meta, "\n" * (end + 1) + "\n".join(lines[end + 1:])
+
+
+def _template_line(exc: BaseException, filename: str) -> int | None:
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        return exc.lineno
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+class Renderer:
+    """Renders content files of one build. Holds the Jinja environment and the
+    placeholders that keep HTML blocks and math away from Markdown."""
+
+    def __init__(self, root: Path, content_dir: Path, templates_dir: Path, node_modules: Path):
+        self.root, self.content_dir, self.node_modules = root, content_dir, node_modules
+        self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
+                                      undefined=jinja2.StrictUndefined, autoescape=True,
+                                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+        self.env.filters["block"] = self._stash
+        self.env.globals.update(
+            resolve=resolve, fmt=fmt, table_parts=table_parts, bars_parts=bars_parts,
+            listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
+            map_strip=lambda name, stage: map_strip(content_dir, name, stage),
+        )
+        self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
+        self.stash: list[str] = []
+
+    def _stash(self, html) -> Markup:
+        self.stash.append(str(html).strip())
+        return Markup(f"\n\n@@S{len(self.stash) - 1}@@\n\n")
+
+    # ---- Jinja -------------------------------------------------------------
+    def render_jinja(self, body: str, path: Path, context: dict) -> str:
+        filename = str(path)
+        try:
+            code = self.env.compile(body, name=path.name, filename=filename)
+            template = self.env.template_class.from_code(self.env, code, self.env.globals)
+            macros = self.env.get_template("macros.j2").make_module({"data": context["data"]})
+            return template.render(m=macros, **context)
+        except jinja2.TemplateError as exc:
+            raise ContentError(f"template error: {exc}", _template_line(exc, filename)) from exc
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise ContentError(str(exc), _template_line(exc, filename)) from exc
+
+    # ---- slides --------------------------------------------------------------
+    @staticmethod
+    def split_slides(text: str) -> list[str]:
+        slides, current, fence = [], [], None
+        for line in text.split("\n"):
+            m = FENCE.match(line)
+            if m:
+                fence = None if fence and m.group(1).startswith(fence) else (fence or m.group(1)[:3])
+            if line.rstrip() == "---" and fence is None:
+                slides.append("\n".join(current))
+                current = []
+            else:
+                current.append(line)
+        slides.append("\n".join(current))
+        return [s for s in slides if s.strip()]
+
+    @staticmethod
+    def split_notes(text: str) -> tuple[str, str | None]:
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            if line.rstrip() == "Note:":
+                return "\n".join(lines[:i]), "\n".join(lines[i + 1:])
+        return text, None
+
+    # ---- math ----------------------------------------------------------------
+    def extract_math(self, text: str, found: list[tuple[str, bool, int]]) -> str:
+        """Replace $$..$$ and $..$ outside code by placeholders; record (tex, display, stash index)."""
+        out, fence = [], None
+        chunk: list[str] = []
+
+        def flush():
+            if chunk:
+                out.append(self._math_in_prose("\n".join(chunk), found))
+                chunk.clear()
+
+        for line in text.split("\n"):
+            m = FENCE.match(line)
+            if fence is None and not m:
+                chunk.append(line)
+                continue
+            flush()
+            out.append(line)
+            if m:
+                fence = None if fence and m.group(1).startswith(fence) else (fence or m.group(1)[:3])
+        flush()
+        return "\n".join(out)
+
+    def _math_in_prose(self, text: str, found) -> str:
+        pieces, last = [], 0
+        for span in CODE_SPAN.finditer(text):
+            pieces.append(self._math_replace(text[last:span.start()], found))
+            pieces.append(span.group(0))
+            last = span.end()
+        pieces.append(self._math_replace(text[last:], found))
+        return "".join(pieces)
+
+    def _math_replace(self, text: str, found) -> str:
+        def display(m):
+            self.stash.append("")
+            found.append((m.group(1).strip(), True, len(self.stash) - 1))
+            return f"\n\n@@S{len(self.stash) - 1}@@\n\n"
+
+        def inline(m):
+            self.stash.append("")
+            found.append((m.group(1), False, len(self.stash) - 1))
+            return f"@@S{len(self.stash) - 1}@@"
+
+        return INLINE_MATH.sub(inline, DISPLAY_MATH.sub(display, text))
+
+    # ---- Markdown ------------------------------------------------------------
+    def markdown(self, text: str) -> str:
+        return self.md.render(text)
+
+    def fill(self, html: str) -> Markup:
+        def sub(m):
+            return self.stash[int(m.group(1) or m.group(2))]
+        for _ in range(3):  # a stashed block may contain another placeholder
+            if "@@S" not in html:
+                break
+            html = PLACEHOLDER.sub(sub, html)
+        return Markup(html.strip())
+
+    # ---- whole files ---------------------------------------------------------
+    def render_file(self, path: Path, tables: dict, slides: bool = True) -> Page:
+        """``tables`` maps NAME -> parsed JSON for every available table. With
+        ``slides=False`` (the index page) the body is one part and needs no order."""
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ContentError(f"not UTF-8: {exc}") from exc
+        meta, body = split_front_matter(text, REQUIRED if slides else ("title",))
+        missing = [t for t in meta.get("tables", []) if t not in tables]
+        if missing:
+            raise ContentError(f"table {missing[0]!r} listed in front matter has no build/tables/{missing[0]}.json "
+                               f"(run `python -m export.tables`)", 2)
+        data = {name: tables[name] for name in meta.get("tables", [])}
+        self.stash = []
+        rendered = self.render_jinja(body, path, {"data": data, "deck": meta})
+        parts = self.split_slides(rendered) if slides else [rendered]
+        page = Page(path, path.stem, meta)
+        math: list[tuple[str, bool, int]] = []
+        raw = []
+        for part in parts:
+            main, notes = self.split_notes(part) if slides else (part, None)
+            main_md = self.extract_math(main, math)
+            notes_md = self.extract_math(notes, math) if notes is not None else None
+            raw.append((self.markdown(main_md), self.markdown(notes_md) if notes_md is not None else None))
+        results = render_math([(tex, display) for tex, display, _ in math], self.node_modules)
+        for (tex, display, index), result in zip(math, results):
+            if isinstance(result, Exception):
+                line = next((i + 1 for i, l in enumerate(text.split("\n")) if tex.split("\n")[0] in l), None)
+                raise ContentError(f"math error in ${tex}$: {result}", line)
+            self.stash[index] = f'<div class="math display">{result}</div>' if display else result
+        page.slides = [Slide(self.fill(main), self.fill(notes) if notes is not None else None) for main, notes in raw]
+        return page

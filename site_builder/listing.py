@@ -1,0 +1,85 @@
+"""Code listings read from the project's own source files, cut to one symbol
+(found with ast) or a line range, and highlighted by Pygments at build time."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+from markupsafe import Markup, escape
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+STYLE = "friendly"
+
+
+def formatter(start: int = 1) -> HtmlFormatter:
+    return HtmlFormatter(style=STYLE, cssclass="highlight", linenos="inline", linenostart=start, wrapcode=True)
+
+
+def stylesheet() -> str:
+    """CSS for the listings (written to assets/pygments.css)."""
+    return formatter().get_style_defs(".highlight") + "\n"
+
+
+def _symbol_lines(source: str, symbol: str, path: str) -> tuple[int, int]:
+    """1-based inclusive line range of ``Class``, ``function`` or ``Class.method``,
+    decorators included."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise ValueError(f"cannot parse {path} for a listing: {exc}") from exc
+    nodes: list[ast.AST] = list(tree.body)
+    found = None
+    for part in symbol.split("."):
+        found = next((n for n in nodes if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.name == part), None)
+        if found is None:
+            raise ValueError(f"symbol {symbol!r} not found in {path}")
+        nodes = list(found.body)
+    start = min([found.lineno] + [d.lineno for d in found.decorator_list])
+    return start, found.end_lineno
+
+
+def _line_range(spec: str, n_lines: int, path: str) -> tuple[int, int]:
+    try:
+        a, _, b = str(spec).partition("-")
+        start, end = int(a), int(b or a)
+    except ValueError as exc:
+        raise ValueError(f"lines must look like '10-24', got {spec!r}") from exc
+    if not 1 <= start <= end <= n_lines:
+        raise ValueError(f"lines {spec!r} outside {path} (1-{n_lines})")
+    return start, end
+
+
+def listing(root: Path, path: str, symbol: str | None = None, lines: str | None = None,
+            caption: str | None = None) -> Markup:
+    """HTML <figure> with the highlighted code of ``path`` (relative to ``root``)."""
+    file = (root / path).resolve()
+    if root.resolve() not in file.parents:
+        raise ValueError(f"listing path must stay inside the project: {path!r}")
+    if not file.is_file():
+        raise ValueError(f"listing file not found: {path}")
+    source = file.read_text(encoding="utf-8")
+    all_lines = source.splitlines()
+    if symbol:
+        start, end = _symbol_lines(source, symbol, path)
+    elif lines:
+        start, end = _line_range(lines, len(all_lines), path)
+    else:
+        start, end = 1, len(all_lines)
+    code = textwrap.dedent("\n".join(all_lines[start - 1:end])) + "\n"
+    try:
+        lexer = get_lexer_for_filename(path, stripnl=False)
+    except ClassNotFound:
+        from pygments.lexers.special import TextLexer
+        lexer = TextLexer()
+    html = highlight(code, lexer, formatter(start))
+    where = f"{path}" + (f" · {symbol}" if symbol else "") + f" · lines {start}–{end}"
+    cap = escape(caption) + Markup(" <span class=\"where\">") + escape(where) + Markup("</span>") if caption \
+        else Markup("<span class=\"where\">") + escape(where) + Markup("</span>")
+    return Markup(f'<figure class="listing" data-file="{escape(path)}" data-lines="{start}-{end}">'
+                  f"<figcaption>{cap}</figcaption>{html}</figure>")

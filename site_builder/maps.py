@@ -1,0 +1,50 @@
+"""The recurring "where are we on the map" strip. Maps are TOML files in
+content/maps/<name>.toml with a title and an ordered list of stages."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from markupsafe import Markup, escape
+
+
+def load_map(content_dir: Path, name: str) -> dict:
+    path = content_dir / "maps" / f"{name}.toml"
+    if not path.is_file():
+        raise ValueError(f"map {name!r} not found: {path.relative_to(content_dir.parent) if path.is_relative_to(content_dir.parent) else path}")
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"map file is broken: {path}: {exc}") from exc
+    stages = spec.get("stage")
+    if not isinstance(spec.get("title"), str) or not isinstance(stages, list) or not stages \
+            or not all(isinstance(s, dict) and isinstance(s.get("id"), str) and isinstance(s.get("label"), str)
+                       for s in stages):
+        raise ValueError(f"map file {path} needs title = \"...\" and [[stage]] entries with id and label")
+    ids = [s["id"] for s in stages]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"map file {path} repeats a stage id")
+    return spec
+
+
+def map_strip(content_dir: Path, name: str, stage) -> Markup:
+    spec = load_map(content_dir, name)
+    current = [stage] if isinstance(stage, str) else list(stage)
+    ids = [s["id"] for s in spec["stage"]]
+    unknown = [c for c in current if c not in ids]
+    if unknown:
+        raise ValueError(f"map {name!r} has no stage {unknown[0]!r} (stages: {', '.join(ids)})")
+    first = min(ids.index(c) for c in current)
+    items = []
+    for i, s in enumerate(spec["stage"]):
+        if s["id"] in current:
+            cls, extra = "current", ' aria-current="step"'
+        elif i < first:
+            cls, extra = "done", ""
+        else:
+            cls, extra = "todo", ""
+        items.append(f'<li class="{cls}" data-stage="{escape(s["id"])}"{extra}>{escape(s["label"])}</li>')
+    title = escape(spec["title"])
+    return Markup(f'<nav class="map" data-map="{escape(name)}" aria-label="Where we are on the {title}">'
+                  f'<span class="map-title">{title}</span><ol>{"".join(items)}</ol></nav>')

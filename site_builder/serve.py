@@ -1,0 +1,85 @@
+"""python -m site_builder.serve: serve build/site on localhost and rebuild the
+site (never the models or the export) when content/, site_builder/templates,
+site_builder/static, web/ or build/tables change. A failed rebuild prints its
+message and keeps serving the previous site."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .__main__ import parse_args
+from .assemble import BuildError
+from .build import HERE, Inputs, build
+
+
+def watched_files(inp: Inputs) -> dict[str, float]:
+    stamps = {}
+    for folder in (inp.content, HERE / "templates", HERE / "static", inp.web, inp.tables):
+        if folder.is_dir():
+            for path in folder.rglob("*"):
+                if path.is_file():
+                    stamps[str(path)] = path.stat().st_mtime_ns
+    return stamps
+
+
+def rebuild(inp: Inputs) -> bool:
+    started = time.monotonic()
+    try:
+        build(inp)
+    except BuildError as exc:
+        print(f"build failed: {exc} (still serving the previous site)", file=sys.stderr, flush=True)
+        return False
+    print(f"rebuilt in {time.monotonic() - started:.1f} s", flush=True)
+    return True
+
+
+def watch(inp: Inputs, interval: float, stop: threading.Event) -> None:
+    before = watched_files(inp)
+    while not stop.wait(interval):
+        now = watched_files(inp)
+        if now != before:
+            changed = sorted(set(now.items()) ^ set(before.items()))
+            print(f"changed: {changed[0][0]}" + (f" (+{len(changed) - 1})" if len(changed) > 1 else ""), flush=True)
+            rebuild(inp)
+            before = watched_files(inp)
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
+                      ".json": "application/json", ".onnx": "application/octet-stream"}
+
+    def log_message(self, *args):
+        pass
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m site_builder.serve", description=__doc__)
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between checks for changes")
+    args, rest = p.parse_known_args(argv)
+    inp = parse_args(rest)
+    if not (inp.out / "index.html").exists() and not rebuild(inp):
+        return 1
+    stop = threading.Event()
+    threading.Thread(target=watch, args=(inp, args.interval, stop), daemon=True).start()
+    handler = functools.partial(Handler, directory=str(inp.out))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+        print(f"serving {inp.out} at http://127.0.0.1:{args.port}/ (Ctrl-C to stop)", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            stop.set()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""Looking values up in a deck's tables and formatting them, the same way on
+every slide (the browser tests format the JSON with the same rule)."""
+
+from __future__ import annotations
+
+import math
+
+
+def resolve(data: dict, value):
+    """A source string "TABLE.key.0" -> (value, source); any other value -> (value, None)."""
+    if not isinstance(value, str):
+        return value, None
+    name, *path = value.split(".")
+    if name not in data:
+        raise ValueError(f"unknown table {name!r} in {value!r}: list it in the deck's front matter `tables`")
+    v = data[name]
+    for i, key in enumerate(path):
+        where = ".".join([name] + path[:i + 1])
+        if isinstance(v, list):
+            try:
+                v = v[int(key)]
+            except (ValueError, IndexError) as exc:
+                raise ValueError(f"{where}: no list index {key!r}") from exc
+        elif isinstance(v, dict):
+            if key not in v:
+                raise ValueError(f"{where}: no key {key!r}")
+            v = v[key]
+        else:
+            raise ValueError(f"{where}: cannot index into {type(v).__name__}")
+    return v, value
+
+
+def fmt(value, digits: int = 4) -> str:
+    """None -> '—'; bool -> true/false; int as is, with comma grouping from
+    10,000 on; float with fixed decimals (no sign on a zero, − for minus);
+    list -> [a, b]; anything else -> str."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return (f"{value:,}" if abs(value) >= 10000 else str(value)).replace("-", "−")
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "−∞" if value < 0 else "∞"
+        text = f"{value:.{digits}f}"
+        if float(text) == 0:
+            text = text.lstrip("-")
+        return text.replace("-", "−")
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(fmt(v, digits) for v in value) + "]"
+    return str(value)
+
+
+def is_unavailable(value) -> bool:
+    return isinstance(value, dict) and value.get("available") is False
+
+
+def table_parts(data: dict, value, header=None) -> dict:
+    v, source = resolve(data, value)
+    if is_unavailable(v):
+        return {"unavailable": v.get("reason", "not measured yet"), "source": source}
+    if isinstance(v, dict):
+        if "rows" not in v:
+            raise ValueError(f"{source or 'table'}: a table dict needs 'rows' (and optionally 'header')")
+        rows, hdr = v["rows"], v.get("header") if header is None else header
+    else:
+        rows, hdr = v, header
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        raise ValueError(f"{source or 'table'}: rows must be a list of lists")
+    return {"rows": rows, "header": hdr, "source": source, "unavailable": None}
+
+
+def bars_parts(data: dict, value, labels=None) -> dict:
+    v, source = resolve(data, value)
+    if is_unavailable(v):
+        return {"unavailable": v.get("reason", "not measured yet"), "source": source}
+    if isinstance(v, dict):
+        values, labels = v["values"], v.get("labels") if labels is None else labels
+    else:
+        values = v
+    if labels is None:
+        labels = [str(i) for i in range(len(values))]
+    if len(labels) != len(values):
+        raise ValueError(f"{source or 'bars'}: {len(labels)} labels for {len(values)} values")
+    top = max([abs(x) for x in values if isinstance(x, (int, float))] + [1e-12])
+    widths = [round(100 * abs(x) / top, 2) if isinstance(x, (int, float)) else 0 for x in values]
+    return {"values": values, "labels": labels, "widths": widths, "source": source, "unavailable": None}

@@ -1,0 +1,270 @@
+"""The site builder without a browser: byte-identical rebuilds, failures that
+name the broken input and leave the previous site intact, the conventions of
+site_builder/README.md, and `python -m export.tables`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from site_builder import __main__ as cli
+from site_builder.archive import FIXED_TIME, tracked_files
+from site_builder.values import fmt, resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "content"
+TABLES = ROOT / "build" / "tables"
+
+MINI_DECK = """+++
+title = "Mini deck"
+subtitle = "for the build tests"
+order = 2
+tables = ["mini"]
++++
+## First
+
+{{ m.map('training', 'windows') }}
+
+Value {{ m.num('mini.x', 3) }} and $a^2 + b^2$.
+
+{{ m.table('mini.t') }}
+
+Note:
+Some notes with $x$.
+
+---
+
+## Second
+
+{{ m.code('models/nets.py', 'FixedWindowMLP.forward') }}
+"""
+
+OTHER_DECK = """+++
+title = "First by order"
+order = 1
++++
+## Only slide
+$$\\frac{1}{2}$$
+"""
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def run_build(capsys, content: Path, tables: Path, out: Path, *extra: str) -> tuple[int, str]:
+    rc = cli.main(["--content", str(content), "--tables", str(tables), "--out", str(out), *extra])
+    captured = capsys.readouterr()
+    return rc, captured.out + captured.err
+
+
+@pytest.fixture
+def mini(tmp_path):
+    """A small content folder (two decks, the real maps, index) and one table."""
+    content = tmp_path / "content"
+    (content / "decks").mkdir(parents=True)
+    shutil.copytree(CONTENT / "maps", content / "maps")
+    shutil.copy(CONTENT / "index.md", content / "index.md")
+    (content / "decks" / "mini.md").write_text(MINI_DECK, encoding="utf-8")
+    (content / "decks" / "aaa.md").write_text(OTHER_DECK, encoding="utf-8")
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    (tables / "mini.json").write_text(json.dumps({"x": 0.123456, "t": {"header": ["a", "b"], "rows": [[1, 2.5]]}}))
+    return content, tables, tmp_path / "build" / "site"
+
+
+def test_mini_build_renders_the_conventions(mini, capsys):
+    content, tables, out = mini
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 0, log
+    html = (out / "decks" / "mini.html").read_text(encoding="utf-8")
+    assert html.count("<section") == 2
+    assert "Value 0.123" in html
+    assert '<table class="data " data-source="mini.t" data-digits="4">' in html
+    assert "<td class=\"n\">2.5000</td>" in html
+    assert html.count('class="katex"') == 2  # one on the slide, one in the notes
+    assert '<aside class="notes">' in html
+    assert 'aria-current="step"' in html and 'data-stage="windows"' in html
+    assert 'class="listing"' in html and '<span class="nf">forward</span>' in html
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert index.index("decks/aaa.html") < index.index("decks/mini.html")  # sorted by front-matter order
+    assert "lab/index.html" not in index or (ROOT / "web" / "lab" / "index.html").exists()
+    assert (out / "tables" / "mini.json").exists()
+    assert (out / "vendor" / "reveal" / "reveal.js").exists()
+    assert (out / "vendor" / "katex" / "katex.min.css").exists()
+    assert (out / "assets" / "pygments.css").exists()
+    assert not (out / "models").exists()  # --no-export
+
+
+def test_lab_link_only_when_the_lab_exists(mini, capsys, tmp_path):
+    from site_builder.build import Inputs, build
+    content, tables, out = mini
+    web = tmp_path / "web"
+    (web / "widgets").mkdir(parents=True)
+    build(Inputs(content=content, tables=tables, export=None, out=out, web=web))
+    assert "lab/index.html" not in (out / "index.html").read_text(encoding="utf-8")
+    (web / "lab").mkdir()
+    (web / "lab" / "index.html").write_text("<!DOCTYPE html><title>lab</title>")
+    build(Inputs(content=content, tables=tables, export=None, out=out, web=web))
+    assert 'href="lab/index.html"' in (out / "index.html").read_text(encoding="utf-8")
+    assert (out / "lab" / "index.html").exists()
+
+
+def test_two_builds_of_the_course_are_byte_identical(tmp_path, capsys):
+    assert (TABLES / "maps_mlp.json").exists(), "build/tables missing: run `python -m export.tables` (make test does)"
+    a, b = tmp_path / "a" / "site", tmp_path / "b" / "site"
+    for out in (a, b):
+        rc, log = run_build(capsys, CONTENT, TABLES, out, "--no-export")
+        assert rc == 0, log
+    snap_a, snap_b = snapshot(a), snapshot(b)
+    assert len(snap_a) > 50
+    assert snap_a == snap_b
+    decks = sorted(p.stem for p in (CONTENT / "decks").glob("*.md"))
+    index = (a / "index.html").read_text(encoding="utf-8")
+    for slug in decks:
+        assert (a / "decks" / f"{slug}.html").exists()
+        assert f'href="decks/{slug}.html"' in index
+
+
+BROKEN = {
+    "undefined variable": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\ntext\n{{ data.nope }}\n", "line 8"),
+    "jinja syntax": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{% if %}\n", "line 6"),
+    "unknown front matter key": ("+++\ntitle = 'x'\norder = 3\nauthor = 'me'\n+++\n## A\n", "unknown front matter key"),
+    "missing order": ("+++\ntitle = 'x'\n+++\n## A\n", "needs 'order'"),
+    "no front matter": ("## A\n", "front matter"),
+    "table not built": ("+++\ntitle = 'x'\norder = 3\ntables = ['no_such_table']\n+++\n## A\n", "no_such_table"),
+    "bad source path": ("+++\ntitle = 'x'\norder = 3\ntables = ['mini']\n+++\n## A\n\n{{ m.num('mini.y') }}\n", "line 8"),
+    "bad TeX": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\n$\\frac{1}{$\n", "line 9"),
+    "unknown map stage": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.map('training', 'nowhere') }}\n", "nowhere"),
+    "missing listing symbol": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.code('models/nets.py', 'Nope') }}\n",
+                               "'Nope' not found"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_content_file_fails_and_keeps_the_previous_site(mini, capsys, case):
+    content, tables, out = mini
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 0, log
+    before = snapshot(out)
+    text, expected = BROKEN[case]
+    (content / "decks" / "broken.md").write_text(text, encoding="utf-8")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1
+    assert "build failed:" in log and "broken.md" in log and expected in log, log
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["site"]  # no staging folder left behind
+
+
+def test_a_corrupt_table_is_named(mini, capsys):
+    content, tables, out = mini
+    (tables / "mini.json").write_text('{"x": 1,', encoding="utf-8")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1 and "mini.json" in log and "corrupt JSON" in log
+    assert not out.exists()
+
+
+def test_missing_export_is_an_error_without_the_flag(mini, capsys, tmp_path):
+    content, tables, out = mini
+    rc, log = run_build(capsys, content, tables, out, "--export", str(tmp_path / "no_export"))
+    assert rc == 1 and "export output missing" in log and "--no-export" in log
+    assert not out.exists()
+
+
+def test_export_is_copied_to_models(mini, capsys, tmp_path):
+    content, tables, out = mini
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "metadata.json").write_text('{"ok": true}')
+    rc, log = run_build(capsys, content, tables, out, "--export", str(export))
+    assert rc == 0, log
+    assert (out / "models" / "metadata.json").read_text() == '{"ok": true}'
+
+
+def test_source_zip_is_small_sorted_and_timeless(tmp_path):
+    from site_builder.archive import write_source_zip
+    a, b = tmp_path / "a.zip", tmp_path / "b.zip"
+    write_source_zip(ROOT, a)
+    write_source_zip(ROOT, b)
+    assert a.read_bytes() == b.read_bytes()
+    with zipfile.ZipFile(a) as zf:
+        names = zf.namelist()
+        assert names == sorted(names)
+        assert "attention-course/models/nets.py" in names
+        assert "attention-course/Makefile" in names
+        assert all(i.date_time == FIXED_TIME for i in zf.infolist())
+        assert not any(n.endswith((".safetensors", ".onnx")) for n in names)
+        assert not any(part in ("build", "node_modules", ".venv") for n in names for part in n.split("/"))
+        assert zf.read("attention-course/models/nets.py") == (ROOT / "models" / "nets.py").read_bytes()
+    assert len(names) == len(tracked_files(ROOT))
+
+
+def test_fmt_and_resolve_follow_the_readme():
+    assert fmt(None) == "—" and fmt(True) == "true" and fmt(7) == "7" and fmt(4760) == "4760"
+    assert fmt(921288) == "921,288" and fmt(-12345) == "−12,345"
+    assert fmt(-0.0000001, 6) == "0.000000" and fmt(-0.5, 1) == "−0.5"
+    assert fmt(0.1444295048713684, 7) == "0.1444295" and fmt(-1.5, 2) == "−1.50"
+    assert fmt([1, 2.0], 1) == "[1, 2.0]" and fmt("<PAD>") == "<PAD>"
+    data = {"t": {"rows": [[1, 2]], "v": [0.5]}}
+    assert resolve(data, "t.rows.0.1") == (2, "t.rows.0.1")
+    assert resolve(data, [1]) == ([1], None)
+    with pytest.raises(ValueError, match="front matter"):
+        resolve(data, "other.x")
+    with pytest.raises(ValueError, match="no key"):
+        resolve(data, "t.nope")
+
+
+# ---------------------------------------------------------------- export.tables
+
+def test_export_tables_cli_is_deterministic_and_leaves_others(tmp_path, capsys):
+    from export.tables.__main__ import main
+    out = tmp_path / "tables"
+    out.mkdir()
+    (out / "someone_else.json").write_text("{}")
+    assert main(["--only", "maps", "corpus", "--out", str(out)]) == 0
+    first = snapshot(out)
+    assert main(["--only", "maps", "corpus", "--out", str(out)]) == 0
+    assert snapshot(out) == first
+    assert "someone_else.json" in first  # --only never removes other modules' tables
+    text = (out / "maps_mlp.json").read_text(encoding="utf-8")
+    assert json.loads(text)["example1"]["target_probability"] == 0.1444295048713684
+    assert text == json.dumps(json.loads(text), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    assert not list(out.glob("*.tmp")) and not list(out.glob(".*"))
+
+
+def test_write_tables_removes_stale_files(tmp_path):
+    from export.tables.__main__ import write_tables
+    (tmp_path / "gone.json").write_text("{}")
+    write_tables({"kept": "{}\n"}, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
+
+
+def test_tables_reject_nan_and_duplicate_names(monkeypatch):
+    import export.tables as tables
+    with pytest.raises(tables.TablesError, match="not plain JSON"):
+        tables.to_json("bad", {"x": float("nan")})
+    with pytest.raises(tables.TablesError, match="produced by both"):
+        tables.compute_all(["maps", "maps"])
+
+
+def test_corpus_audit_table(tmp_path):
+    from export.tables import corpus
+    missing = corpus.compute(tmp_path / "corpus_audit.json")["corpus_audit"]
+    assert missing["available"] is False and "does not exist yet" in missing["reason"]
+    audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text())
+    table = corpus.compute()["corpus_audit"]
+    assert table["available"] is True
+    for row, split in zip(table["rows"], ("train", "validation", "test")):
+        s = audit["splits"][split]
+        assert row == [split, s["documents"], s["tokens"], s["tokens"] + s["documents"], s["unk_tokens"]]
+    broken = json.loads(json.dumps(audit))
+    broken["splits"]["train"]["windows"] += 1
+    (tmp_path / "audit.json").write_text(json.dumps(broken))
+    with pytest.raises(ValueError, match="tokens \\+ stories"):
+        corpus.compute(tmp_path / "audit.json")

@@ -1,0 +1,209 @@
+"""The built site in Chromium: the index and every deck load with no console
+error and no request outside the origin, the keyboard reaches the last slide,
+math is typeset by KaTeX, and every table that names its JSON source shows
+exactly that JSON's values (formatted by the rule in site_builder/README.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
+
+
+def fmt(value, digits: int) -> str:
+    """The README's number formatting, written out independently of site_builder."""
+    if value is None:
+        return "—"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        text = "{:,}".format(value) if abs(value) >= 10000 else str(value)
+        return text.replace("-", "−")
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "−∞" if value < 0 else "∞"
+        text = "%.*f" % (digits, value)
+        if set(text) <= set("-0."):
+            text = text.lstrip("-")
+        return text.replace("-", "−")
+    if isinstance(value, list):
+        return "[" + ", ".join(fmt(v, digits) for v in value) + "]"
+    return str(value)
+
+
+def lookup(site_dir: Path, source: str):
+    name, *path = source.split(".")
+    value = json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
+    for key in path:
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    return value
+
+
+def open_deck(page, site_url, slug, query=""):
+    page.goto(f"{site_url}/decks/{slug}.html{query}")
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+
+
+SOURCED = """() => [...document.querySelectorAll('[data-source]')].map(el => ({
+  source: el.dataset.source, digits: Number(el.dataset.digits || 4), kind: el.tagName === 'TABLE' ? 'table'
+    : el.classList.contains('bars') ? 'bars' : el.classList.contains('unavailable') ? 'unavailable' : 'other',
+  rows: [...el.querySelectorAll('tbody tr')].map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent)),
+  bars: [...el.querySelectorAll('.bar-value')].map(s => s.textContent),
+  labels: [...el.querySelectorAll('.bar-label')].map(s => s.textContent),
+}))"""
+
+
+def test_index_links_every_deck_the_code_and_the_lab(page, site_url, site_dir):
+    page.goto(f"{site_url}/index.html")
+    page.wait_for_load_state("load")
+    hrefs = page.eval_on_selector_all("a", "els => els.map(a => a.getAttribute('href'))")
+    for slug in DECKS:
+        assert f"decks/{slug}.html" in hrefs
+    has_lab = (ROOT / "web" / "lab" / "index.html").exists()
+    assert ("lab/index.html" in hrefs) == has_lab
+    download = next(h for h in hrefs if h.startswith("downloads/") and h.endswith(".zip"))
+    response = page.request.get(f"{site_url}/{download}")
+    assert response.ok and response.body()[:2] == b"PK"
+    page.watch.assert_clean()
+
+
+@pytest.mark.parametrize("slug", DECKS)
+def test_deck_loads_clean_and_the_keyboard_reaches_the_last_slide(page, site_url, site_dir, slug):
+    assert (site_dir / "decks" / f"{slug}.html").exists()
+    open_deck(page, site_url, slug)
+    total = page.evaluate("Reveal.getTotalSlides()")
+    assert total > 1
+    page.locator("body").click(position={"x": 5, "y": 300})
+    for _ in range(total - 1):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate("Reveal.isLastSlide()")
+    page.wait_for_function(f"location.hash === '#/{total - 1}'")  # reveal writes the URL after a short delay
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"location.hash === '#/{total - 2}'")
+    # a hash URL opens that slide directly
+    page.goto(f"{site_url}/decks/{slug}.html#/{total - 1}")
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    assert page.evaluate("Reveal.getIndices().h") == total - 1
+    page.watch.assert_clean()
+
+
+@pytest.mark.parametrize("slug", DECKS)
+def test_every_sourced_table_shows_the_json_values(page, site_url, site_dir, slug):
+    open_deck(page, site_url, slug)
+    checked = 0
+    for el in page.evaluate(SOURCED):
+        value = lookup(site_dir, el["source"])
+        if el["kind"] == "unavailable":
+            assert isinstance(value, dict) and value.get("available") is False, el["source"]
+        elif el["kind"] == "table":
+            rows = value["rows"] if isinstance(value, dict) else value
+            expected = [[fmt(c, el["digits"]) for c in row] for row in rows]
+            assert el["rows"] == expected, el["source"]
+        elif el["kind"] == "bars":
+            values = value["values"] if isinstance(value, dict) else value
+            assert el["bars"] == [fmt(v, el["digits"]) for v in values], el["source"]
+            if isinstance(value, dict) and "labels" in value:
+                assert el["labels"] == [str(x) for x in value["labels"]]
+        checked += 1
+    if slug == "maps":
+        assert checked >= 40
+    page.watch.assert_clean()
+
+
+def test_maps_deck_has_no_table_without_a_json_source(page, site_url):
+    open_deck(page, site_url, "maps")
+    unsourced = page.evaluate("[...document.querySelectorAll('.slides table')].filter(t => !t.dataset.source).length")
+    assert unsourced == 0
+
+
+def test_maps_deck_quotes_the_worked_numbers_and_the_audit(page, site_url, site_dir):
+    open_deck(page, site_url, "maps")
+    text = page.evaluate("document.querySelector('.slides').textContent")
+    assert "0.1444295" in text and "2.2394907" in text
+    audit = lookup(site_dir, "corpus_audit")
+    if audit.get("available"):
+        train = audit["splits"]["train"]
+        cells = page.evaluate("""[...document.querySelectorAll('table[data-source="corpus_audit"] tbody tr')]
+                                 .map(tr => [...tr.children].map(td => td.textContent))""")
+        assert ["train", fmt(train["documents"], 0), fmt(train["tokens"], 0),
+                fmt(train["tokens"] + train["documents"], 0), fmt(train["unk_tokens"], 0)] in cells
+    else:
+        assert page.locator(".unavailable[data-source='corpus_audit']").count() > 0
+
+
+def test_maps_math_is_typeset_with_katex_fonts(page, site_url):
+    open_deck(page, site_url, "maps")
+    assert page.locator(".slides .katex").count() >= 10
+    assert page.locator(".slides .katex-error").count() == 0
+    slide = page.evaluate("""[...document.querySelectorAll('.slides > section')]
+                             .findIndex(s => s.querySelector('.katex-display'))""")
+    page.evaluate(f"Reveal.slide({slide})")
+    page.wait_for_function("""() => document.fonts.ready.then(() =>
+        [...document.fonts].some(f => f.family.includes('KaTeX') && f.status === 'loaded'))""")
+    family = page.evaluate("getComputedStyle(Reveal.getCurrentSlide().querySelector('.katex')).fontFamily")
+    assert "KaTeX" in family
+    page.watch.assert_clean()
+
+
+def test_maps_every_slide_has_speaker_notes_and_maps_highlight_one_stage(page, site_url):
+    open_deck(page, site_url, "maps")
+    info = page.evaluate("""[...document.querySelectorAll('.slides > section')].map(s => [
+        !!s.querySelector('aside.notes'),
+        [...s.querySelectorAll('nav.map')].map(m => m.querySelectorAll('li.current').length)])""")
+    assert all(has_notes for has_notes, _ in info)
+    strips = [n for _, maps in info for n in maps]
+    assert len(strips) >= 30 and all(n >= 1 for n in strips)
+
+
+def test_maps_cdf_widget_works_from_the_keyboard(page, site_url, site_dir):
+    open_deck(page, site_url, "maps")
+    gen = lookup(site_dir, "maps_generation")
+    widget = page.locator(".widget[data-widget='maps-cdf']")
+    assert widget.get_attribute("data-mounted") == "true"
+    slide = page.evaluate("""[...document.querySelectorAll('.slides > section')]
+                             .findIndex(s => s.querySelector(".widget[data-widget='maps-cdf']"))""")
+    page.evaluate(f"Reveal.slide({slide})")
+    assert widget.get_attribute("data-chosen") == gen["sample"]  # the fixed draw
+    slider = widget.get_by_label("Draw u")
+    slider.focus()
+    slider.press("End")
+    assert widget.get_attribute("data-chosen") == gen["bars"]["labels"][-1]
+    slider.press("Home")
+    first_possible = next(lab for lab, p in zip(gen["bars"]["labels"], gen["p"]) if p > 0)
+    assert widget.get_attribute("data-chosen") == first_possible
+    slider.press("ArrowRight")
+    assert page.evaluate("Reveal.getIndices().h") == slide  # the arrow moved the slider, not the deck
+    assert "sampled token is" in widget.locator(".cdf-result").text_content()
+    page.watch.assert_clean()
+
+
+def test_print_view_lays_out_every_slide(page, site_url):
+    open_deck(page, site_url, "maps", "?print-pdf")
+    assert page.evaluate("document.documentElement.classList.contains('print-pdf')")
+    pages = page.evaluate("document.querySelectorAll('.pdf-page').length")
+    assert pages == page.evaluate("document.querySelectorAll('.slides section[data-slide]').length") > 1
+    page.watch.assert_clean()
+
+
+def test_speaker_view_opens_with_the_notes(page, site_url):
+    open_deck(page, site_url, "maps", "#/9")
+    outside = []
+    page.context.on("request", lambda r: r.url.split(":")[0] in ("http", "https")
+                    and not r.url.startswith(site_url + "/") and outside.append(r.url))
+    with page.context.expect_page() as popup_info:
+        page.keyboard.press("s")
+    popup = popup_info.value
+    errors = []
+    popup.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    expected = page.evaluate("Reveal.getCurrentSlide().querySelector('aside.notes').textContent.trim().split('\\n')[0]")
+    popup.wait_for_function("document.body && document.body.innerText.includes('NOTES') || "
+                            "document.body.innerText.toLowerCase().includes('notes')")
+    popup.wait_for_function(f"document.body.innerText.includes({json.dumps(expected[:40])})")
+    assert not errors and not outside
+    page.watch.assert_clean()

@@ -1,0 +1,154 @@
+// Small helpers shared by the Part II widgets (not a widget itself).
+// All text goes through textContent; nothing is parsed as HTML.
+
+const STYLE_ID = "part2-widget-style";
+const CSS = `
+.p2 .p2-controls { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
+.p2 .p2-seg { display: inline-flex; border: 1px solid #1f5fbf; border-radius: 5px; overflow: hidden; }
+.p2 .p2-seg button { font: inherit; border: 0; padding: 3px 12px; background: #fff; color: #1f5fbf; cursor: pointer; }
+.p2 .p2-seg button + button { border-left: 1px solid #1f5fbf; }
+.p2 .p2-seg button[aria-pressed="true"] { background: #1f5fbf; color: #fff; font-weight: 600; }
+.p2 button.p2-btn { font: inherit; border: 1px solid #1f5fbf; border-radius: 5px; padding: 3px 12px; background: #fff; color: #1f5fbf; cursor: pointer; }
+.p2 button:focus-visible, .p2 input:focus-visible, .p2 select:focus-visible { outline: 3px solid #f2a900; outline-offset: 1px; }
+.p2 button:disabled { opacity: 0.45; cursor: default; }
+.p2 .p2-sentence { font-family: "DejaVu Sans Mono", monospace; font-size: 0.9em; margin: 4px 0; }
+.p2 .p2-sentence span { padding: 1px 4px; margin-right: 2px; border-radius: 3px; }
+.p2 .p2-sentence span.in { background: #e3edfb; outline: 1px solid #1f5fbf; }
+.p2 .p2-sentence span.out { color: #9aa4b2; }
+.p2 .p2-sentence span.query { background: #1f5fbf; color: #fff; }
+.p2 .p2-cols { display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; align-items: end; height: 190px; margin-top: 6px; }
+.p2 .p2-col { display: flex; flex-direction: column; align-items: center; justify-content: flex-end; height: 100%; min-width: 0; }
+.p2 .p2-col .v { font-size: 0.62em; font-variant-numeric: tabular-nums; }
+.p2 .p2-col .b { width: 80%; background: #8aa9d6; border-radius: 2px 2px 0 0; }
+.p2 .p2-col.top .b { background: #1f5fbf; }
+.p2 .p2-col.top .v { font-weight: 700; }
+.p2 .p2-labels { display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; font-size: 0.6em; font-family: "DejaVu Sans Mono", monospace; }
+.p2 .p2-labels span { writing-mode: vertical-rl; transform: rotate(180deg); justify-self: center; height: 4.6em; text-align: left; }
+.p2 .p2-hbar { display: inline-block; height: 0.8em; background: #8aa9d6; border-radius: 2px; vertical-align: middle; }
+.reveal .p2 table.data.compact { font-size: 0.82em; margin: 4px 0; }
+.p2 table.data td.muted { color: #9aa4b2; }
+.p2 table.data td button { font: inherit; border: 1px dashed #1f5fbf; background: #fff; color: #1c2b40; padding: 0 6px; cursor: pointer; border-radius: 3px; }
+.p2 table.data td button[aria-pressed="true"] { background: #fff1b8; }
+.p2 .p2-readout { margin: 6px 0 0; min-height: 1.4em; font-variant-numeric: tabular-nums; }
+.p2 .p2-readout strong { color: #1f5fbf; }
+.p2 output { font-weight: 700; font-variant-numeric: tabular-nums; }
+`;
+
+export function injectStyle() {
+  if (document.getElementById(STYLE_ID)) return;
+  const style = document.createElement("style");
+  style.id = STYLE_ID;
+  style.textContent = CSS;
+  document.head.append(style);
+}
+
+const CONTROL_KEYS = {
+  BUTTON: [" ", "Enter"],
+  SELECT: [" ", "Enter", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"],
+  INPUT: [" ", "Enter", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"],
+};
+
+/** Mark the widget root and keep keys that operate a focused control (Space on a
+ *  button, arrows in a select) from also reaching the slide navigation. */
+export function prepare(element) {
+  injectStyle();
+  element.classList.add("p2");
+  element.addEventListener("keydown", (event) => {
+    const keys = CONTROL_KEYS[event.target.tagName];
+    if (keys && keys.includes(event.key)) event.stopPropagation();
+  });
+}
+
+/** Create an element: el("td", {class: "x", dataset: {key: "p-1"}}, "text" | Node | [..]). */
+export function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of [].concat(children)) {
+    if (c === null || c === undefined) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+/** Fixed decimals with a true minus sign, like the deck's m.num; never "−0.000". */
+export function fmt(x, digits = 3) {
+  if (typeof x === "string") return x;
+  if (x === null || x === undefined) return "—";
+  let s = Number(x).toFixed(digits);
+  if (/^-0(\.0*)?$/.test(s)) s = s.slice(1);
+  return s.replace("-", "−");
+}
+
+const SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉";
+/** 7 -> "₇", 10 -> "₁₀". */
+export function sub(n) {
+  return String(n).replace(/[0-9]/g, (c) => SUBSCRIPTS[Number(c)]);
+}
+
+export function vec(values, digits = 3) {
+  return `(${values.map((v) => fmt(v, digits)).join(", ")})`;
+}
+
+/** A segmented control of toggle buttons; calls onChange(value). */
+export function segmented(label, options, initial, onChange) {
+  const group = el("div", { class: "p2-seg", role: "group", "aria-label": label });
+  const buttons = options.map(([value, text]) => el("button", {
+    type: "button", "aria-pressed": String(value === initial), dataset: { value },
+    onclick: () => {
+      for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.value === value));
+      onChange(value);
+    },
+  }, text));
+  group.append(...buttons);
+  return group;
+}
+
+/** A labelled checkbox. */
+export function checkbox(id, text, initial, onChange) {
+  const input = el("input", { type: "checkbox", id });
+  input.checked = initial;
+  input.addEventListener("change", () => onChange(input.checked));
+  return el("label", { for: id }, [input, " ", text]);
+}
+
+/** A labelled range input with a live <output>. */
+export function slider(id, text, min, max, initial, describe, onChange) {
+  const input = el("input", { type: "range", id, min, max, step: 1 });
+  input.value = String(initial);
+  const out = el("output", { for: id, dataset: { key: `${id}-out` } });
+  const update = () => {
+    const v = Number(input.value);
+    out.textContent = describe(v);
+    input.setAttribute("aria-valuetext", describe(v));
+    onChange(v);
+  };
+  input.addEventListener("input", update);
+  return { node: el("span", {}, [el("label", { for: id }, text), " ", input, " ", out]), input, update };
+}
+
+/** Unique ids when a widget appears more than once on a page. */
+let counter = 0;
+export function uid(prefix) {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+/** A table with header cells; returns {table, tbody}. */
+export function table(header, cls = "data compact") {
+  const tbody = el("tbody");
+  const tableNode = el("table", { class: cls }, [
+    el("thead", {}, el("tr", {}, header.map((h) => el("th", { scope: "col" }, h)))), tbody]);
+  return { table: tableNode, tbody };
+}
+
+/** The tokens of a sentence as spans; cls(i) gives a class per 0-based index. */
+export function sentence(tokens, cls = () => "") {
+  return el("p", { class: "p2-sentence" }, tokens.map((t, i) => el("span", { class: cls(i) }, t)));
+}
