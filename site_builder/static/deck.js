@@ -14,4 +14,11 @@ Reveal.initialize({
   transition: "none",
   pdfMaxPagesPerSlide: 1,
   plugins: [RevealNotes],
+  // Space or Enter on a focused control (a self-check <summary>, a widget
+  // button, a link) acts on that control and does not also change the slide.
+  keyboardCondition: (event) => {
+    const target = event.target;
+    const onControl = target && target.closest && target.closest("summary, button, a, select");
+    return !(onControl && (event.key === " " || event.key === "Enter"));
+  },
 });
