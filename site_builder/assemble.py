@@ -13,9 +13,9 @@ NODE_MODULES = ROOT / "node_modules"
 
 # npm package -> (folder inside the package, glob patterns copied to vendor/<name>/)
 VENDOR = {
-    "onnxruntime-web": ("dist", ["ort.all.min.mjs", "ort.all.min.js", "ort.min.mjs", "ort.wasm.min.mjs",
-                                  "ort.webgpu.min.mjs", "ort-wasm-simd-threaded*.wasm",
-                                  "ort-wasm-simd-threaded*.mjs"]),
+    # the lab loads ort.all.min.mjs, which runs WebGPU (JSEP) and WASM from the jsep build
+    "onnxruntime-web": ("dist", ["ort.all.min.mjs", "ort-wasm-simd-threaded.jsep.mjs",
+                                  "ort-wasm-simd-threaded.jsep.wasm"]),
     "reveal.js": ("dist", ["**/*"]),
     "katex": ("dist", ["katex.min.js", "katex.min.css", "katex.mjs", "contrib/*.min.js",
                         "contrib/*.mjs", "fonts/*.woff2"]),

@@ -1,0 +1,111 @@
+"""The decoding rule shared by the exporter (reference continuations) and the
+browser lab. web/core/decoding.js implements exactly the same rule; the tests
+in tests/test_decoding_parity.py run both on the same inputs.
+
+- history = [BOS] + prompt IDs (no EOS);
+- context = the last 64 IDs of the history, left-padded with PAD;
+- PAD, BOS and UNK are never chosen; choosing EOS stops without adding text;
+- greedy: the highest logit, the lowest ID on ties;
+- sampled: softmax(logits / temperature) over the allowed IDs, in float64,
+  one draw u from mulberry32 per step, the first ID whose running sum of
+  weights exceeds u * total.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+
+CONTEXT = 64
+BANNED = frozenset((PAD_ID, BOS_ID, UNK_ID))
+MASK32 = 0xFFFFFFFF
+
+
+class Mulberry32:
+    """Tommy Ettinger's mulberry32: 32-bit state, floats in [0, 1) with 32
+    random bits. Written with explicit 32-bit wrap-around so that it equals the
+    JavaScript version (Math.imul, >>>) bit for bit."""
+
+    def __init__(self, seed: int):
+        self.state = seed & MASK32
+
+    def next(self) -> float:
+        self.state = (self.state + 0x6D2B79F5) & MASK32
+        a = self.state
+        t = ((a ^ (a >> 15)) * (a | 1)) & MASK32
+        t = (((t + (((t ^ (t >> 7)) * (t | 61)) & MASK32)) & MASK32) ^ t) & MASK32
+        return ((t ^ (t >> 14)) & MASK32) / 4294967296.0
+
+
+def context_window(history: Sequence[int], size: int = CONTEXT) -> list[int]:
+    """The last ``size`` IDs of the history, left-padded with PAD."""
+    tail = list(history[-size:]) if size else []
+    return [PAD_ID] * (size - len(tail)) + tail
+
+
+def start_history(prompt_ids: Sequence[int]) -> list[int]:
+    return [BOS_ID] + list(prompt_ids)
+
+
+def greedy_choice(logits: Sequence[float]) -> int:
+    best, best_value = -1, -math.inf
+    for i, value in enumerate(logits):
+        if i in BANNED:
+            continue
+        if best < 0 or value > best_value:  # strict: the lowest ID wins ties
+            best, best_value = i, value
+    return best
+
+
+def sampling_weights(logits: Sequence[float], temperature: float) -> list[float]:
+    """Unnormalized softmax(logits / temperature) over the allowed IDs (float64);
+    banned IDs get weight 0."""
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    scaled = [float(v) / temperature for v in logits]
+    top = max(v for i, v in enumerate(scaled) if i not in BANNED)
+    return [0.0 if i in BANNED else math.exp(v - top) for i, v in enumerate(scaled)]
+
+
+def sampled_choice(logits: Sequence[float], temperature: float, rng: Mulberry32) -> int:
+    weights = sampling_weights(logits, temperature)
+    total = 0.0
+    for w in weights:
+        total += w
+    target = rng.next() * total
+    running, last = 0.0, -1
+    for i, w in enumerate(weights):
+        if w <= 0.0:
+            continue
+        running += w
+        last = i
+        if running > target:
+            return i
+    return last  # rounding left target at the very end: the last allowed ID
+
+
+def generate(logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids: Sequence[int], *,
+             mode: str = "greedy", temperature: float = 1.0, seed: int = 0,
+             limit: int = 24) -> dict:
+    """Run the decoding loop with ``logits_fn(context_ids) -> logits``.
+
+    Returns ids (new tokens, EOS excluded), stop ('eos' or 'limit') and calls
+    (model calls made, the EOS decision included)."""
+    if mode not in ("greedy", "sampled"):
+        raise ValueError(f"mode must be 'greedy' or 'sampled', got {mode!r}")
+    rng = Mulberry32(seed)
+    history = start_history(prompt_ids)
+    new: list[int] = []
+    stop, calls = "limit", 0
+    while len(new) < limit:
+        logits = logits_fn(context_window(history))
+        calls += 1
+        choice = greedy_choice(logits) if mode == "greedy" else sampled_choice(logits, temperature, rng)
+        if choice == EOS_ID:
+            stop = "eos"
+            break
+        history.append(choice)
+        new.append(choice)
+    return {"ids": new, "stop": stop, "calls": calls}

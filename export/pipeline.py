@@ -1,0 +1,174 @@
+"""The export step of the build: checkpoints -> build/export/.
+
+Writes into a temporary folder beside the output and swaps it in only when
+everything succeeded, so a failed export leaves the previous output intact.
+Skips the work when the inputs (checkpoints, vocabulary, results, exporter
+source) have the same content hashes as last time (cache.json).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+
+from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info, sha256_file, write_json
+from models.corpus import PROFILES, prepare
+from models.nets import KINDS
+
+from .metadata import build_metadata, model_entry
+from .onnx_export import export_onnx, ort_run, ort_session
+from .parity import build_parity, parity_contexts
+from .presets import build_presets
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKPOINTS = ROOT / "models" / "checkpoints"
+OUT = ROOT / "build" / "export"
+CACHE = "cache.json"
+OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json") + tuple(f"{k}.onnx" for k in KINDS)
+# Sources whose change changes the output (bench.py does not).
+SOURCES = [ROOT / "export" / name for name in ("__init__.py", "__main__.py", "pipeline.py", "onnx_export.py",
+                                               "decoding.py", "parity.py", "presets.py", "metadata.py")]
+SOURCES += [ROOT / "models" / name for name in ("nets.py", "tokenizer.py", "corpus.py", "checkpoints.py")]
+PARITY_TOLERANCE = 1e-4
+
+
+class ExportError(RuntimeError):
+    """An export input is missing or broken, or the exported graph disagrees with PyTorch."""
+
+
+def _read_json(path: Path, what: str) -> dict:
+    if not path.exists():
+        raise ExportError(f"{what} missing: {path}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ExportError(f"{what} is corrupt: {path} ({exc})") from exc
+
+
+def input_key(checkpoints: Path, results: Path) -> dict:
+    """Content hashes of everything the export reads."""
+    files = {}
+    for kind in KINDS:
+        info = read_info(kind, checkpoints)          # CheckpointError names a missing/corrupt file
+        weights = checkpoints / info.get("weights", f"{kind}.safetensors")
+        if not weights.exists():
+            raise CheckpointError(f"checkpoint weights missing: {weights} (run `make train`)")
+        files[f"{kind}.json"] = sha256_file(checkpoints / f"{kind}.json")
+        files[weights.name] = sha256_file(weights)
+    vocab = checkpoints / "vocab.json"
+    if not vocab.exists():
+        raise CheckpointError(f"vocabulary file missing: {vocab}")
+    files["vocab.json"] = sha256_file(vocab)
+    if not results.exists():
+        raise ExportError(f"training results missing: {results} (run `make train`)")
+    files["results.json"] = sha256_file(results)
+    source = hashlib.sha256()
+    for path in SOURCES:
+        source.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return {"inputs": files, "exporter_source": source.hexdigest(),
+            "versions": {"torch": torch.__version__, "onnx": onnx.__version__}}
+
+
+def up_to_date(out: Path, key: dict) -> bool:
+    """True when out/ holds a complete export made from the same inputs."""
+    try:
+        cached = json.loads((out / CACHE).read_text(encoding="utf-8"))
+        meta = json.loads((out / "metadata.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if cached.get("key") != key or not all((out / name).is_file() for name in OUTPUTS):
+        return False
+    return all(sha256_file(out / m["file"]) == m["sha256"] for m in meta["models"].values())
+
+
+def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))))
+
+
+def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> None:
+    """Do the whole export into ``staging`` (an empty folder)."""
+    vocab = load_vocab(checkpoints)
+    results = _read_json(results_path, "training results")
+    models, infos = {}, {}
+    for kind in KINDS:
+        models[kind], infos[kind] = load_checkpoint(kind, checkpoints)
+        if models[kind].config["C"] != len(vocab):
+            raise ExportError(f"{checkpoints / (kind + '.json')}: vocabulary size {models[kind].config['C']} "
+                              f"does not match {checkpoints / 'vocab.json'} ({len(vocab)} tokens)")
+    profile = infos["mlp"].get("profile", "course")
+    if profile not in PROFILES:
+        raise ExportError(f"{checkpoints / 'mlp.json'}: unknown profile {profile!r}")
+    log(f"export: preparing the {profile} corpus for presets and parity contexts")
+    corpus = prepare(profile)
+    presets = build_presets(corpus, vocab)
+    contexts = parity_contexts(corpus, vocab)
+    parity, reference = build_parity(models, contexts, presets)
+    for kind, runs in parity["continuations"].items():
+        greedy = min(r["greedy"]["min_margin"] for r in runs.values())
+        sampled = min(r["sampled"]["min_margin"] for r in runs.values())
+        log(f"export: {kind} closest reference decisions: greedy logit gap {greedy:.2e}, "
+            f"sampled probability distance {sampled:.2e}")
+    batch = np.array([c["ids"] for c in contexts], dtype=np.int64)
+
+    entries = {}
+    for kind, model in models.items():
+        path = staging / f"{kind}.onnx"
+        log(f"export: {kind} -> {path.name}")
+        export_onnx(model, kind, path)
+        got = ort_run(ort_session(path), batch)
+        diff = {"max_abs_logits": _max_abs(got["logits"], reference[kind]["logits"])}
+        if "attention" in got:
+            diff["max_abs_attention"] = _max_abs(got["attention"], reference[kind]["attention"])
+        diff["contexts"] = len(contexts)
+        if max(v for k, v in diff.items() if k.startswith("max_abs")) > PARITY_TOLERANCE:
+            raise ExportError(f"{path.name}: onnxruntime disagrees with PyTorch on the parity contexts: {diff}")
+        onnx_file = {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
+        entries[kind] = model_entry(kind, model, infos[kind], onnx_file, results, diff)
+        log(f"export: {kind} onnxruntime vs PyTorch max |dlogit| {diff['max_abs_logits']:.2e}")
+
+    metadata = build_metadata(entries, vocab, infos["mlp"], results)
+    write_json(staging / "metadata.json", metadata)
+    (staging / "parity.json").write_text(json.dumps(parity, separators=(",", ":")) + "\n", encoding="utf-8")
+    write_json(staging / "presets.json", presets)
+    shutil.copyfile(checkpoints / "vocab.json", staging / "vocab.json")
+
+
+def swap_in(staging: Path, out: Path) -> None:
+    old = out.with_name(out.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if out.exists():
+        out.rename(old)
+    staging.rename(out)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def run(checkpoints: Path = CHECKPOINTS, out: Path = OUT, results: Path | None = None,
+        force: bool = False, log=print) -> str:
+    """Export unless up to date. Returns 'skipped' or 'exported'."""
+    checkpoints, out = Path(checkpoints), Path(out)
+    results = Path(results) if results else checkpoints.parent / "results.json"
+    key = input_key(checkpoints, results)
+    if not force and up_to_date(out, key):
+        log(f"export: {out} is up to date (same checkpoints, results and exporter); skipped")
+        return "skipped"
+    staging = out.with_name(out.name + ".staging")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    try:
+        build(checkpoints, results, staging, log)
+        write_json(staging / CACHE, {"key": key})
+        swap_in(staging, out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    log(f"export: wrote {out}")
+    return "exported"

@@ -1,0 +1,32 @@
+"""The course's fixed settings, read from the code that uses them (model
+sizes, training profile, decoding rule), so slides never type them."""
+
+from __future__ import annotations
+
+from export.decoding import BANNED, CONTEXT
+from models.corpus import PROFILES
+from models.nets import LABELS, build
+from models.train import CHECKPOINT_SEED
+from models.tokenizer import PAD_ID, SPECIALS
+
+from .part3_continuations import LIMIT
+
+
+def settings(vocab_size: int | None = None) -> dict:
+    profile = PROFILES["course"]
+    C = vocab_size or profile.vocab_size
+    cfg = build("attn4", C=C).config
+    one = build("attn1", C=C).config
+    return {
+        "available": True,
+        "C": C, "T": cfg["w"], "d": cfg["d"], "heads": cfg["n_heads"], "head_width": cfg["d_k"],
+        "hidden": cfg["h"], "one_head_width": one["d_k"],
+        "stories": profile.n_stories, "steps": profile.steps, "batch_size": profile.batch_size,
+        "eval_every": profile.eval_every, "seeds": list(profile.seeds),
+        "seeds_text": ", ".join(str(s) for s in profile.seeds),
+        "limit": LIMIT, "context": CONTEXT,
+        "banned": [SPECIALS[i] for i in sorted(BANNED)],
+        "pad_id": PAD_ID,
+        "checkpoint_seed": CHECKPOINT_SEED,
+        "labels": LABELS,
+    }

@@ -1,0 +1,57 @@
+"""Tables for the results deck (one head and four heads): the perplexity toy,
+the measured runs and charts, one prompt's four attention rows, model sizes
+and the browser timings."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from .results_inputs import Inputs, missing
+from .results_machine import benchmark, sizes
+from .results_measured import charts, run_table, summary
+from .results_model import attention_rows
+
+TOY_PROBABILITIES = (0.5, 0.25, 0.125)
+
+
+def perplexity_toy(probabilities=TOY_PROBABILITIES) -> dict:
+    losses = [-math.log(p) for p in probabilities]
+    cross_entropy = sum(losses) / len(losses)
+    geometric_mean = math.prod(probabilities) ** (1 / len(probabilities))
+    return {
+        "probabilities": list(probabilities),
+        "losses": losses,
+        "cross_entropy": cross_entropy,
+        "perplexity": math.exp(cross_entropy),
+        "geometric_mean_probability": geometric_mean,
+        "reciprocal_geometric_mean": 1 / geometric_mean,
+        "rows": [[i + 1, p, l] for i, (p, l) in enumerate(zip(probabilities, losses))],
+        "header": ["target", "p(target)", "loss −ln p"],
+    }
+
+
+def compute(models_dir: Path | None = None, export_dir: Path | None = None,
+            bench_path: Path | None = None) -> dict[str, object]:
+    inputs = Inputs()
+    if models_dir is not None:
+        inputs.models_dir = Path(models_dir)
+    if export_dir is not None:
+        inputs.export_dir = Path(export_dir)
+    if bench_path is not None:
+        inputs.bench_path = Path(bench_path)
+    results, audit = inputs.results(), inputs.audit()
+    if results is None or not results.get("runs"):
+        gone = missing(inputs.models_dir / "results.json")
+        measured = {"results_summary": gone, "results_runs": gone, "results_charts": gone}
+    else:
+        s = summary(results, audit)
+        measured = {"results_summary": s, "results_runs": run_table(results, audit),
+                    "results_charts": charts(results, s)}
+    return {
+        "results_perplexity_toy": perplexity_toy(),
+        **measured,
+        "results_attention": attention_rows(inputs),
+        "results_sizes": sizes(inputs, results),
+        "results_bench": benchmark(inputs),
+    }

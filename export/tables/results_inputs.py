@@ -1,0 +1,88 @@
+"""Where the Part III and results tables read their inputs, and how.
+
+An absent input gives None (the table then says "available": false); a
+corrupt one stops the build with a message naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class InputError(RuntimeError):
+    """An input file of the tables is corrupt; the message names it."""
+
+
+@dataclass
+class Inputs:
+    models_dir: Path = ROOT / "models"
+    export_dir: Path = ROOT / "build" / "export"
+    bench_path: Path = ROOT / "export" / "benchmarks" / "bench.json"
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        return self.models_dir / "checkpoints"
+
+    def json(self, path: Path):
+        """Parsed JSON of ``path``, or None when the file does not exist."""
+        path = Path(path)
+        if not path.exists():
+            return None
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"corrupt JSON: {path} ({exc})") from exc
+
+    def results(self):
+        return self.json(self.models_dir / "results.json")
+
+    def audit(self):
+        return self.json(self.models_dir / "corpus_audit.json")
+
+    def export_json(self, name: str):
+        return self.json(self.export_dir / name)
+
+    def bench(self):
+        return self.json(self.bench_path)
+
+    def vocab(self):
+        """The training vocabulary, or None when vocab.json is absent."""
+        if "vocab" not in self._cache:
+            path = self.checkpoint_dir / "vocab.json"
+            self._cache["vocab"] = load_vocab(self.checkpoint_dir) if path.exists() else None
+        return self._cache["vocab"]
+
+    def model(self, kind: str):
+        """(model, info) of the seed-11 checkpoint, or None when its files are
+        absent. A checkpoint that exists but does not verify raises."""
+        key = f"model:{kind}"
+        if key not in self._cache:
+            meta = self.checkpoint_dir / f"{kind}.json"
+            weights = self.checkpoint_dir / f"{kind}.safetensors"
+            if not meta.exists() or not weights.exists():
+                self._cache[key] = None
+            else:
+                try:
+                    self._cache[key] = load_checkpoint(kind, self.checkpoint_dir)
+                except CheckpointError as exc:
+                    raise InputError(str(exc)) from exc
+        return self._cache[key]
+
+
+def unavailable(reason: str) -> dict:
+    return {"available": False, "reason": reason}
+
+
+def missing(path: Path) -> dict:
+    try:
+        shown = Path(path).resolve().relative_to(ROOT)
+    except ValueError:
+        shown = path
+    return unavailable(f"{shown} does not exist yet.")

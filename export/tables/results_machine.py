@@ -1,0 +1,120 @@
+"""Model sizes (parameters, checkpoint and ONNX file sizes) and the browser
+generation timings recorded in export/benchmarks/bench.json."""
+
+from __future__ import annotations
+
+from models.nets import KINDS, LABELS, count_parameters
+
+from .results_inputs import InputError, Inputs, missing
+
+NOT_YET = "not measured yet"
+
+
+def _metadata_entry(metadata, kind: str) -> dict | None:
+    """The exporter's record of one model in build/export/metadata.json."""
+    if not isinstance(metadata, dict):
+        return None
+    models = metadata.get("models", metadata)
+    if isinstance(models, dict):
+        entry = models.get(kind)
+        return entry if isinstance(entry, dict) else None
+    if isinstance(models, list):
+        return next((m for m in models if isinstance(m, dict) and m.get("kind") == kind), None)
+    return None
+
+
+def _onnx_bytes(entry: dict | None):
+    if entry is None:
+        return None
+    for key in ("onnx_bytes", "size_bytes", "bytes", "file_bytes"):
+        value = entry.get(key)
+        if isinstance(value, int):
+            return value
+    onnx = entry.get("onnx")
+    if isinstance(onnx, dict):
+        return _onnx_bytes(onnx)
+    return None
+
+
+def mib(n: int) -> str:
+    return f"{n / 2**20:.2f} MiB"
+
+
+def sizes(inputs: Inputs, results: dict | None) -> dict:
+    metadata = inputs.export_json("metadata.json")
+    rows, models = [], []
+    for kind in KINDS:
+        loaded = inputs.model(kind)
+        runs = [r for r in (results or {}).get("runs", []) if r["kind"] == kind]
+        params = count_parameters(loaded[0]) if loaded else (runs[0]["parameters"] if runs else None)
+        weights = inputs.checkpoint_dir / f"{kind}.safetensors"
+        ckpt_bytes = weights.stat().st_size if loaded else None
+        onnx_bytes = _onnx_bytes(_metadata_entry(metadata, kind))
+        models.append({"kind": kind, "label": LABELS[kind], "parameters": params,
+                       "fp32_bytes": params * 4 if params is not None else None,
+                       "checkpoint_bytes": ckpt_bytes, "onnx_bytes": onnx_bytes})
+        rows.append([LABELS[kind],
+                     f"{params:,}" if params is not None else NOT_YET,
+                     mib(params * 4) if params is not None else NOT_YET,
+                     mib(ckpt_bytes) if ckpt_bytes is not None else NOT_YET,
+                     mib(onnx_bytes) if onnx_bytes is not None else NOT_YET])
+    by_kind = {m["kind"]: m for m in models}
+    return {
+        "available": any(m["parameters"] is not None for m in models),
+        "onnx_available": metadata is not None,
+        "onnx_reason": None if metadata is not None else missing(inputs.export_dir / "metadata.json")["reason"],
+        "models": models, "by_kind": by_kind,
+        "attention_models_equal": (by_kind["attn1"]["parameters"] == by_kind["attn4"]["parameters"]
+                                   if by_kind["attn1"]["parameters"] is not None
+                                   and by_kind["attn4"]["parameters"] is not None else None),
+        "header": ["model", "parameters", "32-bit floats", "checkpoint file", "ONNX file"],
+        "rows": rows,
+    }
+
+
+def _ms(value) -> str:
+    if value is None:
+        return NOT_YET
+    return f"{value:,.0f}" if value >= 100 else f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
+def benchmark(inputs: Inputs) -> dict:
+    """export/benchmarks/bench.json (written by `make bench`) as one row per
+    model: onnxruntime CPU ms per call, then per browser runtime the median ms
+    per model call and ms per generated token; plus each runtime's ready time
+    and the machine it was measured on."""
+    bench = inputs.bench()
+    if bench is None:
+        return missing(inputs.bench_path)
+    try:
+        models, runtimes, machine = bench["models"], bench["runtimes"], bench["machine"]
+        names = [name for name in ("wasm", "webgpu") if runtimes.get(name, {}).get("available")]
+        header = ["model", "onnxruntime CPU, ms/call"]
+        for name in names:
+            label = "WebGPU" if name == "webgpu" else "WASM"
+            header += [f"{label}, ms/call", f"{label}, ms/token"]
+        rows = []
+        for kind in KINDS:
+            entry = models[kind]
+            row = [LABELS[kind], _ms(entry.get("onnxruntime_cpu_ms_per_call"))]
+            for name in names:
+                row += [_ms(entry[name]["median_ms_per_call"]), _ms(entry[name]["ms_per_generated_token"])]
+            rows.append(row)
+        ready = {name: runtimes[name]["ready_ms"] for name in names}
+        adapter = runtimes.get("webgpu", {}).get("adapter") or {}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"{inputs.bench_path}: unexpected layout ({exc!r}); rerun `make bench`") from exc
+    adapter_text = " ".join(str(adapter.get(k)) for k in ("vendor", "architecture") if adapter.get(k))
+    machine_text = (f"{machine.get('cpu', 'unknown CPU')}, {machine.get('cores', '?')} cores, "
+                    f"Chromium {machine.get('chromium', '?')}, onnxruntime-web {bench.get('onnxruntime_web', '?')}"
+                    + (f", WebGPU adapter: {adapter_text}" if adapter_text else ""))
+    return {
+        "available": True,
+        "machine": machine_text,
+        "software_gpu": adapter.get("architecture") == "swiftshader",
+        "measured_at": bench.get("measured_at"),
+        "method": bench.get("method", ""),
+        "ready_ms": ready,
+        "ready_text": "; ".join(f"{'WebGPU' if n == 'webgpu' else 'WASM'} {ms / 1000:.1f} s" for n, ms in ready.items()),
+        "header": header, "rows": rows,
+    }

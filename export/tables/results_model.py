@@ -1,0 +1,59 @@
+"""One prompt through the four-head checkpoint: its tokens, IDs, tensor shapes,
+and the final query's four attention rows over the real (non-PAD) tokens.
+Also checks that the final-query forward and forward_details agree."""
+
+from __future__ import annotations
+
+import torch
+
+from models.tokenizer import BOS, BOS_ID, PAD_ID, tokenize
+
+from .results_inputs import Inputs, missing
+
+PROMPT = "a little dog found a red hat"
+
+
+def attention_rows(inputs: Inputs, prompt: str = PROMPT) -> dict:
+    vocab = inputs.vocab()
+    if vocab is None:
+        return missing(inputs.checkpoint_dir / "vocab.json")
+    loaded = inputs.model("attn4")
+    if loaded is None:
+        return missing(inputs.checkpoint_dir / "attn4.safetensors")
+    model, info = loaded
+    T = model.config["w"]
+    tokens = tokenize(prompt)
+    history = [BOS_ID] + vocab.encode_tokens(tokens)
+    visible = history[-T:]
+    X = torch.tensor([[PAD_ID] * (T - len(visible)) + visible])
+    with torch.no_grad():
+        details = model.forward_details(X)
+        fast_logits, fast_weights = model.attend(X)
+    real = X[0].ne(PAD_ID)
+    A = details["weights"][0, :, -1, real]                     # [heads, n_real]
+    words = [vocab.itos[int(i)] for i in X[0, real]]
+    n_heads = A.shape[0]
+    rows = [[f"head {h + 1}"] + [float(w) for w in A[h]] for h in range(n_heads)]
+    top = [{"head": h + 1, "token": words[int(A[h].argmax())], "slot": int(A[h].argmax()),
+            "weight": float(A[h].max())} for h in range(n_heads)]
+    shown = ("E", "Q", "K", "V", "weights", "messages", "updated", "logits")
+    return {
+        "available": True,
+        "prompt": prompt,
+        "tokens": tokens,
+        "history": history,
+        "pad_count": T - len(visible),
+        "X_shape": list(X.shape),
+        "words": [BOS] + tokens,
+        "real_words": words,
+        "header": ["head"] + words,
+        "rows": rows,
+        "row_sums": A.sum(-1).tolist(),
+        "top": top,
+        "shape_rows": [[name, list(details[name].shape)] for name in shown],
+        "shapes": {name: list(details[name].shape) for name in shown},
+        "logits_max_abs_diff": float((fast_logits - details["logits"]).abs().max()),
+        "weights_max_abs_diff": float((fast_weights[0, :, real] - A).abs().max()),
+        "seed": info.get("seed"), "selected_step": info.get("selected_step"),
+        "heads": model.config["n_heads"], "head_width": model.config["d_k"], "d": model.config["d"],
+    }

@@ -1,0 +1,276 @@
+"""The export (python -m export): ONNX files that agree with PyTorch, the JSON
+the lab reads, the skip-when-unchanged cache, and failures that name the bad
+file and leave the previous output intact.
+
+`make test` runs `make site` first, so build/export holds the export of the
+committed checkpoints (models/checkpoints)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+import torch
+
+from export import pipeline
+from export.__main__ import main as export_main
+from export.decoding import generate
+from export.onnx_export import ort_run, ort_session
+from models.checkpoints import CHECKPOINT_DIR, load_checkpoint, load_vocab, save_checkpoint, sha256_file
+from models.corpus import prepare
+from models.nets import KINDS, build, count_parameters
+from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPORT = ROOT / "build" / "export"
+RESULTS = ROOT / "models" / "results.json"
+
+
+def read(name: str):
+    return json.loads((EXPORT / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def exported() -> Path:
+    assert (EXPORT / "metadata.json").exists(), "build/export is missing: run `make site` (make test does)"
+    return EXPORT
+
+
+@pytest.fixture(scope="module")
+def metadata(exported):
+    return read("metadata.json")
+
+
+@pytest.fixture(scope="module")
+def parity(exported):
+    return read("parity.json")
+
+
+@pytest.fixture(scope="module")
+def presets(exported):
+    return read("presets.json")
+
+
+@pytest.fixture(scope="module")
+def torch_models():
+    return {kind: load_checkpoint(kind)[0] for kind in KINDS}
+
+
+def test_every_output_file_is_there(exported):
+    for name in pipeline.OUTPUTS:
+        assert (exported / name).is_file(), name
+    assert (exported / pipeline.CACHE).is_file()
+
+
+def test_onnx_interface(exported, metadata):
+    C = metadata["vocab_size"]
+    for kind in KINDS:
+        proto = onnx.load(str(exported / f"{kind}.onnx"))
+        assert max(o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")) >= 17
+        assert [i.name for i in proto.graph.input] == ["context_ids"]
+        assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.INT64
+        names = [o.name for o in proto.graph.output]
+        assert names == (["logits"] if kind == "mlp" else ["logits", "attention"])
+        # FP32 weights throughout
+        assert all(t.data_type == onnx.TensorProto.FLOAT for t in proto.graph.initializer
+                   if t.data_type in (onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT))
+        session = ort_session(exported / f"{kind}.onnx")
+        for batch in (1, 5):                               # dynamic batch
+            ids = np.random.default_rng(batch).integers(4, C, size=(batch, 64))
+            out = ort_run(session, ids)
+            assert out["logits"].shape == (batch, C)
+            if kind != "mlp":
+                heads = metadata["models"][kind]["heads"]
+                assert out["attention"].shape == (batch, heads, 64)
+                np.testing.assert_allclose(out["attention"].sum(-1), 1.0, atol=1e-5)
+
+
+def test_onnxruntime_matches_pytorch_on_parity_contexts(exported, parity, torch_models):
+    ids = np.array([c["ids"] for c in parity["contexts"]], dtype=np.int64)
+    for kind, model in torch_models.items():
+        got = ort_run(ort_session(exported / f"{kind}.onnx"), ids)
+        with torch.no_grad():
+            if kind == "mlp":
+                want = {"logits": model(torch.from_numpy(ids)).numpy()}
+            else:
+                logits, weights = model.attend(torch.from_numpy(ids))
+                want = {"logits": logits.numpy(), "attention": weights.numpy()}
+        for name, value in want.items():
+            assert np.abs(got[name] - value).max() <= 1e-4, (kind, name)
+        # the stored references are PyTorch's own float32 numbers, exactly
+        assert np.array_equal(np.array(parity["logits"][kind], dtype=np.float32), want["logits"])
+        if kind != "mlp":
+            assert np.array_equal(np.array(parity["attention"][kind], dtype=np.float32), want["attention"])
+            # PAD slots get exactly zero weight, real slots sum to one
+            pads = ids == PAD_ID
+            assert np.all(got["attention"][np.broadcast_to(pads[:, None, :], got["attention"].shape)] == 0.0)
+
+
+def test_parity_contexts_cover_the_required_cases(parity, metadata):
+    contexts = {c["name"]: c for c in parity["contexts"]}
+    assert len(contexts) >= 6
+    for c in contexts.values():
+        assert len(c["ids"]) == 64 and all(0 <= i < metadata["vocab_size"] for i in c["ids"])
+    assert contexts["bos_only"]["ids"] == [PAD_ID] * 63 + [BOS_ID]
+    assert PAD_ID not in contexts["full_window"]["ids"]
+    short = contexts["short_prompt"]["ids"]
+    assert short[0] == PAD_ID and BOS_ID in short and short[-1] != PAD_ID
+    assert UNK_ID in contexts["unk_prompt"]["ids"]
+    assert contexts["long_cropped"]["history_length"] > 64 and BOS_ID not in contexts["long_cropped"]["ids"]
+    assert PAD_ID not in contexts["random_ids"]["ids"]
+    for kind in KINDS:
+        assert len(parity["logits"][kind]) == len(contexts)
+        assert all(len(row) == metadata["vocab_size"] for row in parity["logits"][kind])
+
+
+def test_reference_continuations_follow_the_decoding_rule(parity, presets, torch_models):
+    assert parity["decoding"]["limit"] == 24
+    assert parity["decoding"]["sampled"] == {"temperature": 0.9, "seed": 7}
+    for kind, model in torch_models.items():
+        refs = parity["continuations"][kind]
+        assert set(refs) == {p["id"] for p in presets}
+
+        @torch.no_grad()
+        def logits_fn(ctx, model=model):
+            return model(torch.tensor([ctx]))[0].tolist()
+
+        def without_margin(run):
+            return {k: v for k, v in run.items() if k != "min_margin"}
+
+        for p in presets[:2]:   # recompute two presets per model from scratch
+            assert generate(logits_fn, p["prompt_ids"], mode="greedy", limit=24) == without_margin(refs[p["id"]]["greedy"])
+            assert generate(logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7,
+                            limit=24) == without_margin(refs[p["id"]]["sampled"])
+        for ref in refs.values():
+            for run in ref.values():
+                assert run["stop"] in ("eos", "limit") and len(run["ids"]) <= 24
+                assert run["calls"] == len(run["ids"]) + (run["stop"] == "eos")
+                assert run["min_margin"] > 0
+
+
+def test_metadata_describes_each_model(exported, metadata):
+    results = json.loads(RESULTS.read_text(encoding="utf-8"))
+    vocab = load_vocab()
+    assert metadata["vocab_size"] == len(vocab) == 4000
+    assert metadata["context"] == 64
+    assert metadata["special_ids"] == {"PAD": 0, "BOS": 1, "EOS": 2, "UNK": 3}
+    assert metadata["banned_ids"] == [0, 1, 3]
+    assert metadata["order"] == list(KINDS)
+    assert json.loads((exported / "vocab.json").read_text(encoding="utf-8")) == vocab.itos
+    for kind in KINDS:
+        m = metadata["models"][kind]
+        path = exported / m["file"]
+        assert m["bytes"] == path.stat().st_size
+        assert m["sha256"] == sha256_file(path)
+        assert m["parameters"] == count_parameters(build(kind))
+        info = json.loads((CHECKPOINT_DIR / f"{kind}.json").read_text(encoding="utf-8"))
+        assert m["selected_step"] == info["selected_step"]
+        assert m["checkpoint_sha256"] == info["sha256"]
+        run = next(r for r in results["runs"] if r["kind"] == kind and r["seed"] == 11)
+        assert m["seed_run"]["test_loss"] == run["test_loss"]
+        assert m["seed_run"]["test_perplexity"] == run["test_perplexity"]
+        assert m["seed_run"]["train_seconds"] == run["train_seconds"]
+        agg = results["aggregate"][kind]
+        assert m["aggregate"]["test_perplexity"] == agg["test_perplexity"]
+        assert m["aggregate"]["test_loss"] == agg["test_loss"]
+        assert m["aggregate"]["train_seconds"] == agg["train_seconds"]
+        assert m["ort_cpu_vs_pytorch"]["max_abs_logits"] <= 1e-4
+    assert [metadata["models"][k]["parameters"] for k in KINDS] == [2_332_832, 1_321_120, 1_321_120]
+    assert "CDLA-Sharing-1.0" in metadata["dataset"]["attribution"]
+
+
+def test_presets(presets):
+    corpus = prepare("course")
+    vocab = load_vocab()
+    split_of = {s["text"]: split for split, stories in corpus.stories.items() for s in stories}
+    groups = [p["group"] for p in presets]
+    assert groups.count("Training story") >= 2
+    assert groups.count("Held-out test story") == 1
+    assert groups.count("Authored") >= 1
+    assert groups.count("Out of domain") >= 2
+    for p in presets:
+        assert p["prompt_ids"] == vocab.encode(p["prompt"])
+        if p["source"]:
+            src = p["source"]
+            assert src["text"].startswith(p["prompt"].split()[0])
+            assert " ".join(src["text"].split()).startswith(" ".join(p["prompt"].split()))
+            assert split_of[src["text"]] == src["split"]
+            assert src["origin_file"].startswith("TinyStories") and isinstance(src["origin_index"], int)
+            assert "CDLA-Sharing-1.0" in src["attribution"]
+        else:
+            assert p["group"] in ("Authored", "Out of domain")
+    test = next(p for p in presets if p["group"] == "Held-out test story")
+    shortest = min(len(s["ids"]) for s in corpus.stories["test"])
+    assert len(vocab.encode_story(test["source"]["text"])) == shortest
+    assert any(p["unknown_tokens"] >= 3 for p in presets if p["group"] == "Out of domain")
+
+
+# ---------------------------------------------------------------- the cache and failures
+
+@pytest.fixture(scope="module")
+def scratch_checkpoints(tmp_path_factory) -> Path:
+    """Course-sized, randomly initialized checkpoints with the real vocabulary
+    and a small results file, so that the exporter can run end to end quickly."""
+    root = tmp_path_factory.mktemp("ckpt")
+    ckpt = root / "checkpoints"
+    ckpt.mkdir()
+    shutil.copyfile(CHECKPOINT_DIR / "vocab.json", ckpt / "vocab.json")
+    runs = []
+    for i, kind in enumerate(KINDS):
+        torch.manual_seed(100 + i)
+        model = build(kind)
+        save_checkpoint(model, {"seed": 11, "selected_step": 750, "profile": "course", "test_loss": 5.0}, ckpt)
+        runs.append({"kind": kind, "seed": 11, "test_loss": 5.0 + i, "test_perplexity": float(np.exp(5.0 + i)),
+                     "val_loss": 5.1, "train_seconds": 12.5, "device": "test"})
+    (root / "results.json").write_text(json.dumps({"profile": "course", "runs": runs, "aggregate": {}}))
+    return ckpt
+
+
+def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_checkpoints, tmp_path, capsys):
+    out = tmp_path / "export"
+    assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "exported"
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["models"]["attn1"]["seed_run"]["test_loss"] == 6.0
+    assert meta["models"]["attn1"]["aggregate"] is None          # no seeds aggregated in this results file
+    stamp = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "skipped"
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == stamp
+
+    # a changed checkpoint changes the key, so the export would run again
+    key = pipeline.input_key(scratch_checkpoints, scratch_checkpoints.parent / "results.json")
+    torch.manual_seed(999)
+    save_checkpoint(build("attn1"), {"seed": 11, "selected_step": 1500, "profile": "course"}, scratch_checkpoints)
+    new_key = pipeline.input_key(scratch_checkpoints, scratch_checkpoints.parent / "results.json")
+    assert new_key != key and not pipeline.up_to_date(out, new_key)
+
+    # a corrupt checkpoint stops the export with a message naming the file; the old output stays
+    weights = scratch_checkpoints / "mlp.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    before = (out / "metadata.json").read_bytes()
+    assert export_main(["--checkpoints", str(scratch_checkpoints), "--out", str(out), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert str(weights) in err and "corrupt" in err
+    assert (out / "metadata.json").read_bytes() == before
+    assert sorted(p.name for p in out.iterdir()) == sorted(stamp)
+    assert not (tmp_path / "export.staging").exists()
+
+    # a missing checkpoint is named too
+    (scratch_checkpoints / "attn4.json").unlink()
+    assert export_main(["--checkpoints", str(scratch_checkpoints), "--out", str(out)]) == 2
+    assert str(scratch_checkpoints / "attn4.json") in capsys.readouterr().err
+    assert (out / "metadata.json").read_bytes() == before
+
+
+def test_up_to_date_notices_a_damaged_output(exported, tmp_path):
+    out = tmp_path / "copy"
+    shutil.copytree(exported, out)
+    key = pipeline.input_key(CHECKPOINT_DIR, RESULTS)
+    assert pipeline.up_to_date(out, key)
+    (out / "attn4.onnx").write_bytes(b"not a model")
+    assert not pipeline.up_to_date(out, key)

@@ -1,0 +1,112 @@
+"""The Part III deck in Chromium: loads with no console error and no request
+outside the origin, the keyboard reaches the last slide, the worked numbers
+come from the tables, the two-head explorer works from the keyboard, and the
+link into the live lab leads to the lab page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urljoin
+
+ROOT = Path(__file__).resolve().parent.parent
+# the text of every slide and its notes, without code listings (Python code says None)
+PROSE = """[...document.querySelectorAll('.slides > section')].map(s => {
+  const copy = s.cloneNode(true);
+  copy.querySelectorAll('.listing').forEach(x => x.remove());
+  return copy.textContent; }).join(' ')"""
+SLUG = "part3"
+
+
+def table(site_dir: Path, name: str):
+    return json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def open_deck(page, site_url, slug=SLUG):
+    page.goto(f"{site_url}/decks/{slug}.html")
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+
+
+def slide_with(page, selector: str) -> int:
+    index = page.evaluate(f"""[...document.querySelectorAll('.slides > section')]
+                              .findIndex(s => s.querySelector({json.dumps(selector)}))""")
+    assert index >= 0, f"no slide contains {selector}"
+    return index
+
+
+def test_part3_walks_to_the_last_slide_cleanly(page, site_url, site_dir):
+    open_deck(page, site_url)
+    total = page.evaluate("Reveal.getTotalSlides()")
+    assert total >= 20
+    page.locator("body").click(position={"x": 5, "y": 300})
+    for _ in range(total - 1):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate("Reveal.isLastSlide()")
+    # the last slide is the way into the live comparison
+    assert page.locator(".slides > section").nth(total - 1).locator("a.lab-link").count() == 1
+    assert page.locator(".slides .katex-error").count() == 0
+    text = page.evaluate(PROSE)
+    for bad in ("undefined", "NaN", "None"):
+        assert bad not in text
+    page.watch.assert_clean()
+
+
+def test_part3_quotes_the_computed_toys(page, site_url, site_dir):
+    open_deck(page, site_url)
+    two = table(site_dir, "part3_two_source")
+    text = page.evaluate("document.querySelector('.slides').textContent")
+    assert f"{two['setting_head_output']:.1f}" == "8.4" and f"{two['person_head_output']:.1f}" == "6.6"
+    assert "returns [8.4, 2.4]" in text
+    assert "coordinate 1 → 8.4" in text and "coordinate 2 → 6.6" in text
+    f = table(site_dir, "part3_fisherman")
+    first = f["heads"][0]
+    assert f"Head 1 puts {first['top_weight']:.3f} on {first['top_token']}" in text
+    batch = table(site_dir, "part3_batch")
+    if batch.get("available") and batch["model"].get("available"):
+        assert "[2, 4, 64, 16]" in text
+        assert f"{batch['model']['loss']:.4f}" in text
+    else:
+        assert page.locator(".unavailable[data-source^='part3_batch']").count() >= 4
+
+
+def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
+    open_deck(page, site_url)
+    f = table(site_dir, "part3_fisherman")
+    widget = page.locator(".widget[data-widget='part3-heads']")
+    assert widget.get_attribute("data-mounted") == "true"
+    page.evaluate(f"Reveal.slide({slide_with(page, '.widget[data-widget=part3-heads]')})")
+    slide = page.evaluate("Reveal.getIndices().h")
+    slider = widget.get_by_label("Receiver slot")
+    slider.focus()
+    slider.press("Home")
+    assert widget.get_attribute("data-row") == "1"
+    assert "1 allowed source(s)" in widget.locator(".p3-readout").text_content()
+    slider.press("End")
+    assert widget.get_attribute("data-row") == str(f["n_tokens"])
+    slider.press("ArrowLeft")
+    assert widget.get_attribute("data-row") == str(f["n_tokens"] - 1)
+    assert page.evaluate("Reveal.getIndices().h") == slide        # the arrow moved the slider, not the deck
+    radio = widget.get_by_label("head 2")
+    radio.focus()
+    page.keyboard.press("Space")
+    assert widget.get_attribute("data-head") == "2"
+    row = f["n_tokens"] - 2                                      # 0-based receiver shown now
+    message = ", ".join(f"{x:.3f}".replace("-", "−") for x in f["heads"][1]["H"][row])
+    assert f"H = AV = [{message}]" in widget.locator(".p3-readout").text_content()
+    page.watch.assert_clean()
+
+
+def test_part3_lab_link_leads_to_the_lab(page, site_url, site_dir):
+    open_deck(page, site_url)
+    link = page.locator("a.lab-link")
+    assert link.count() == 1
+    href = link.get_attribute("href")
+    target = urljoin(f"{site_url}/decks/{SLUG}.html", href)
+    assert target == f"{site_url}/lab/index.html"
+    assert (ROOT / "web" / "lab" / "index.html").exists(), "the lab page web/lab/index.html is missing"
+    assert (site_dir / "lab" / "index.html").exists()
+    response = page.request.get(target)
+    assert response.ok
+    assert "<title>" in response.text() and "lab" in response.text().lower()
+    page.watch.assert_clean()

@@ -1,0 +1,209 @@
+"""The results tables: the perplexity toy, the run summary and charts built
+from results.json (complete and partial), one prompt's four attention rows,
+model sizes, the benchmark, and placeholders for absent inputs."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import torch
+
+from export.tables import results, to_json
+from export.tables.results_inputs import InputError, Inputs
+from export.tables.results_measured import charts, run_table, summary
+from export.tables.results_model import attention_rows
+from models.checkpoints import load_checkpoint
+from models.nets import KINDS, LABELS
+from models.tokenizer import BOS_ID, PAD_ID
+
+from test_part3_tables import make_models_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory):
+    return make_models_dir(tmp_path_factory.mktemp("models"))
+
+
+def fake_results(seeds=(11, 29, 47), kinds=KINDS, rng_seed=0) -> dict:
+    """Runs in the layout models.train writes, with random values."""
+    rng = random.Random(rng_seed)
+    runs = []
+    for kind in kinds:
+        for seed in seeds:
+            trace = [{"step": s, "val_loss": 8.3 if s == 1 else rng.uniform(3.2, 4.5),
+                      "train_loss": rng.uniform(3, 5)} for s in (1, 750, 1500, 2250)]
+            best = min(trace, key=lambda p: p["val_loss"])
+            test_loss = rng.uniform(3.2, 4.2)
+            runs.append({"kind": kind, "seed": seed, "parameters": 1000 + len(kind), "lr": 1e-3,
+                         "weight_decay": 1e-4, "steps": 2250, "batch_size": 512, "val_trace": trace,
+                         "selected_step": best["step"], "val_loss": best["val_loss"], "test_loss": test_loss,
+                         "test_perplexity": math.exp(test_loss), "train_seconds": rng.uniform(100, 300),
+                         "device": "cpu (x86_64, 2 threads)", "torch_version": "2.13.0+cpu"})
+    return {"profile": "course", "runs": runs}
+
+
+AUDIT = {"profile": {"seeds": [11, 29, 47]}}
+
+
+def test_perplexity_toy_is_four():
+    t = results.perplexity_toy()
+    assert t["probabilities"] == [0.5, 0.25, 0.125]
+    assert t["losses"] == pytest.approx([math.log(2), 2 * math.log(2), 3 * math.log(2)])
+    assert t["perplexity"] == pytest.approx(4.0, abs=1e-12)
+    assert t["reciprocal_geometric_mean"] == pytest.approx(t["perplexity"])
+
+
+def test_summary_is_mean_and_sample_sd_over_seeds():
+    r = fake_results()
+    s = summary(r, AUDIT)
+    assert s["complete"] and s["n_runs"] == 9
+    for entry in s["kinds"]:
+        ppl = [x["test_perplexity"] for x in r["runs"] if x["kind"] == entry["kind"]]
+        secs = [x["train_seconds"] for x in r["runs"] if x["kind"] == entry["kind"]]
+        assert entry["ppl_mean"] == pytest.approx(statistics.mean(ppl))
+        # sample SD: divide by n - 1
+        assert entry["ppl_sd"] == pytest.approx(math.sqrt(sum((p - statistics.mean(ppl)) ** 2 for p in ppl) / 2))
+        assert entry["seconds_mean"] == pytest.approx(statistics.mean(secs))
+    one, four = s["by_kind"]["attn1"]["ppl_mean"], s["by_kind"]["attn4"]["ppl_mean"]
+    assert s["attn4_vs_attn1_ppl_reduction_percent"] == pytest.approx((one - four) / one * 100)
+    shown = {row[0]: row for row in s["rows"]}
+    assert shown["Four-head attention"][2] == f"{s['by_kind']['attn4']['ppl_mean']:.2f} ± " \
+                                             f"{s['by_kind']['attn4']['ppl_sd']:.2f}"
+
+
+def test_partial_results_mark_the_missing_runs():
+    r = fake_results()
+    r["runs"] = [x for x in r["runs"] if x["seed"] == 11 or x["kind"] == "mlp"]   # 5 of 9
+    s = summary(r, AUDIT)
+    assert not s["complete"] and s["n_runs"] == 5
+    assert s["by_kind"]["attn1"]["ppl_sd"] is None and "(1 run)" in s["rows"][1][2]
+    t = run_table(r, AUDIT)
+    assert sorted(t["missing"]) == sorted([[k, sd] for k in ("attn1", "attn4") for sd in (29, 47)])
+    assert sum("not measured yet" in row for row in t["rows"]) == 4
+    c = charts(r, s)
+    root = ET.fromstring(c["ppl_svg"])
+    assert len(root.findall(f".//{SVG}g[@class='sd']")) == 1       # only the MLP has an SD yet
+
+
+def test_charts_have_text_alternatives_and_one_curve_per_run():
+    r = fake_results()
+    s = summary(r, AUDIT)
+    c = charts(r, s)
+    curves = ET.fromstring(c["val_curves_svg"])
+    assert curves.find(f"{SVG}title").text and curves.find(f"{SVG}desc").text
+    lines = curves.findall(f".//{SVG}polyline[@class='run']")
+    assert len(lines) == 9 == c["n_curves"]
+    assert {(l.get("data-kind"), int(l.get("data-seed"))) for l in lines} == \
+        {(x["kind"], x["seed"]) for x in r["runs"]}
+    # step 1 is left off the drawing (it is in the data table), so each curve has 3 points
+    assert all(len(l.get("points").split()) == 3 for l in lines)
+    assert len(c["val_curves_table"]["rows"]) == 9 and c["val_curves_table"]["header"][2:] == \
+        ["1", "750", "1500", "2250"]
+    assert len(curves.findall(f".//{SVG}circle[@class='selected']")) == \
+        sum(1 for x in r["runs"] if x["selected_step"] != 1)
+    bars = ET.fromstring(c["ppl_svg"])
+    assert bars.find(f"{SVG}title").text and bars.find(f"{SVG}desc").text
+    rects = bars.findall(f".//{SVG}rect[@class='bar']")
+    assert len(rects) == 3 and len(bars.findall(f".//{SVG}g[@class='sd']")) == 3
+    # a taller bar (smaller y) means a higher mean perplexity
+    tops = {rect.get("data-kind"): float(rect.get("y")) for rect in rects}
+    means = {e["kind"]: e["ppl_mean"] for e in s["kinds"]}
+    assert sorted(tops, key=tops.get) == sorted(means, key=means.get, reverse=True)
+    assert len(bars.findall(f".//{SVG}circle[@class='run-dot']")) == 9
+
+
+def test_attention_rows_sum_to_one_and_both_paths_agree(models_dir):
+    t = attention_rows(Inputs(models_dir=models_dir))
+    assert t["prompt"] == "a little dog found a red hat"
+    assert t["tokens"] == ["a", "little", "dog", "found", "a", "red", "hat"]
+    assert t["history"][0] == BOS_ID and t["pad_count"] == 64 - 8
+    assert len(t["rows"]) == 4 and all(len(row) == 1 + 8 for row in t["rows"])
+    assert t["row_sums"] == pytest.approx([1.0] * 4, abs=1e-6)
+    assert t["shapes"]["Q"] == [1, 4, 64, 16] and t["shapes"]["weights"] == [1, 4, 64, 64]
+    assert t["logits_max_abs_diff"] < 1e-5 and t["weights_max_abs_diff"] < 1e-6
+    # the rows are the final-query weights of the fast path, read independently here
+    model, _ = load_checkpoint("attn4", models_dir / "checkpoints")
+    X = torch.tensor([[PAD_ID] * t["pad_count"] + t["history"]])
+    with torch.no_grad():
+        _, weights = model.attend(X)
+    expected = weights[0, :, t["pad_count"]:]
+    assert torch.allclose(torch.tensor([row[1:] for row in t["rows"]]), expected, atol=1e-6)
+
+
+def test_sizes_from_checkpoints_and_metadata(models_dir, tmp_path):
+    metadata = {"models": {k: {"kind": k, "bytes": 1234 + i} for i, k in enumerate(KINDS)}}
+    (tmp_path / "metadata.json").write_text(json.dumps(metadata))
+    t = results.compute(models_dir=models_dir, export_dir=tmp_path, bench_path=tmp_path / "none.json")
+    sizes = t["results_sizes"]
+    assert sizes["onnx_available"]
+    for m in sizes["models"]:
+        model, _ = load_checkpoint(m["kind"], models_dir / "checkpoints")
+        assert m["parameters"] == sum(p.numel() for p in model.parameters())
+        assert m["fp32_bytes"] == 4 * m["parameters"]
+        assert m["onnx_bytes"] == metadata["models"][m["kind"]]["bytes"]
+    assert sizes["attention_models_equal"] is True
+
+
+def test_absent_inputs_give_placeholders(tmp_path):
+    t = results.compute(models_dir=tmp_path / "models", export_dir=tmp_path / "export",
+                        bench_path=tmp_path / "bench.json")
+    for name in ("results_summary", "results_runs", "results_charts", "results_attention", "results_bench"):
+        assert t[name] == {"available": False, "reason": t[name]["reason"]}
+        assert "does not exist yet" in t[name]["reason"]
+    assert t["results_sizes"]["available"] is False
+    assert all(row[1:] == ["not measured yet"] * 4 for row in t["results_sizes"]["rows"])
+    for name, value in t.items():
+        to_json(name, value)
+
+
+def test_corrupt_results_stop_with_its_name(tmp_path):
+    (tmp_path / "results.json").write_text('{"runs": [')
+    with pytest.raises(InputError, match="results.json"):
+        results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=tmp_path / "b.json")
+
+
+def test_committed_results_agree_with_their_recorded_aggregate():
+    """Whatever models/results.json holds right now, the table agrees with it."""
+    path = ROOT / "models" / "results.json"
+    t = results.compute()
+    if not path.exists():
+        assert t["results_summary"]["available"] is False
+        return
+    recorded = json.loads(path.read_text(encoding="utf-8"))
+    s = t["results_summary"]
+    assert s["n_runs"] == len(recorded["runs"])
+    for kind, agg in recorded.get("aggregate", {}).items():
+        entry = s["by_kind"][kind]
+        assert entry["ppl_mean"] == pytest.approx(agg["test_perplexity"]["mean"], rel=1e-12)
+        assert entry["seconds_mean"] == pytest.approx(agg["train_seconds"]["mean"], rel=1e-12)
+        if agg["test_perplexity"]["sd"] is not None:
+            assert entry["ppl_sd"] == pytest.approx(agg["test_perplexity"]["sd"], rel=1e-9)
+
+
+def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
+    """The committed bench.json (written by `make bench`) as one row per model."""
+    bench = json.loads((ROOT / "export" / "benchmarks" / "bench.json").read_text(encoding="utf-8"))
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(bench))
+    t = results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)["results_bench"]
+    assert t["available"] and bench["machine"]["cpu"] in t["machine"]
+    assert t["header"][:2] == ["model", "onnxruntime CPU, ms/call"]
+    assert [row[0] for row in t["rows"]] == [LABELS[k] for k in KINDS]
+    for row, kind in zip(t["rows"], KINDS):
+        assert float(row[1].replace(",", "")) == pytest.approx(bench["models"][kind]["onnxruntime_cpu_ms_per_call"], abs=0.01)
+        wasm = bench["models"][kind]["wasm"]
+        assert float(row[2].replace(",", "")) == pytest.approx(wasm["median_ms_per_call"], abs=0.01)
+    assert set(t["ready_ms"]) == {n for n, r in bench["runtimes"].items() if r["available"]}
+    del bench["models"]["attn4"]
+    path.write_text(json.dumps(bench))
+    with pytest.raises(InputError, match="bench.json"):
+        results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)
