@@ -5,44 +5,19 @@ link into the live lab leads to the lab page."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import urljoin
 
+from deck_helpers import PROSE, open_deck, slide_with, table, walk_to_last_slide
+
 ROOT = Path(__file__).resolve().parent.parent
-# the text of every slide and its notes, without code listings (Python code says None)
-PROSE = """[...document.querySelectorAll('.slides > section')].map(s => {
-  const copy = s.cloneNode(true);
-  copy.querySelectorAll('.listing').forEach(x => x.remove());
-  return copy.textContent; }).join(' ')"""
 SLUG = "part3"
 
 
-def table(site_dir: Path, name: str):
-    return json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
-
-
-def open_deck(page, site_url, slug=SLUG):
-    page.goto(f"{site_url}/decks/{slug}.html")
-    page.wait_for_function("window.Reveal && Reveal.isReady()")
-    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
-
-
-def slide_with(page, selector: str) -> int:
-    index = page.evaluate(f"""[...document.querySelectorAll('.slides > section')]
-                              .findIndex(s => s.querySelector({json.dumps(selector)}))""")
-    assert index >= 0, f"no slide contains {selector}"
-    return index
-
-
 def test_part3_walks_to_the_last_slide_cleanly(page, site_url, site_dir):
-    open_deck(page, site_url)
-    total = page.evaluate("Reveal.getTotalSlides()")
+    open_deck(page, site_url, SLUG)
+    total = walk_to_last_slide(page)
     assert total >= 20
-    page.locator("body").click(position={"x": 5, "y": 300})
-    for _ in range(total - 1):
-        page.keyboard.press("ArrowRight")
-    assert page.evaluate("Reveal.isLastSlide()")
     # the last slide is the way into the live comparison
     assert page.locator(".slides > section").nth(total - 1).locator("a.lab-link").count() == 1
     assert page.locator(".slides .katex-error").count() == 0
@@ -53,7 +28,7 @@ def test_part3_walks_to_the_last_slide_cleanly(page, site_url, site_dir):
 
 
 def test_part3_quotes_the_computed_toys(page, site_url, site_dir):
-    open_deck(page, site_url)
+    open_deck(page, site_url, SLUG)
     two = table(site_dir, "part3_two_source")
     text = page.evaluate("document.querySelector('.slides').textContent")
     assert f"{two['setting_head_output']:.1f}" == "8.4" and f"{two['person_head_output']:.1f}" == "6.6"
@@ -71,7 +46,7 @@ def test_part3_quotes_the_computed_toys(page, site_url, site_dir):
 
 
 def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
-    open_deck(page, site_url)
+    open_deck(page, site_url, SLUG)
     f = table(site_dir, "part3_fisherman")
     widget = page.locator(".widget[data-widget='part3-heads']")
     assert widget.get_attribute("data-mounted") == "true"
@@ -98,7 +73,7 @@ def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
 
 
 def test_part3_lab_link_leads_to_the_lab(page, site_url, site_dir):
-    open_deck(page, site_url)
+    open_deck(page, site_url, SLUG)
     link = page.locator("a.lab-link")
     assert link.count() == 1
     href = link.get_attribute("href")

@@ -14,12 +14,14 @@ import torch.nn.functional as F
 from models.tokenizer import BOS, BOS_ID, EOS_ID, PAD_ID, UNK_ID, tokenize
 from models.train import OPTIMIZER
 
+from export.decoding import BANNED, context_window
+
 from .results_inputs import Inputs, missing
 
 PREFIXES = (("<BOS>", "lily", "found"), ("<BOS>", "lily", "found", "a"))
 TARGETS = ("a", "red")
 GENERATION_PROMPT = "Lily found"
-EXCLUDED = (PAD_ID, BOS_ID, UNK_ID)   # never chosen during generation
+EXCLUDED = sorted(BANNED)   # never chosen during generation
 SHAPE_MEANINGS = (
     ("E", "token row + position row, per slot"),
     ("Q", "queries, split into heads"),
@@ -35,11 +37,6 @@ SHAPE_MEANINGS = (
 )
 
 
-def left_pad(ids: list[int], width: int) -> list[int]:
-    visible = ids[-width:]
-    return [PAD_ID] * (width - len(visible)) + visible
-
-
 def shapes(details: dict[str, torch.Tensor]) -> dict[str, list[int]]:
     return {name: list(t.shape) for name, t in details.items()}
 
@@ -52,7 +49,7 @@ def real_batch(inputs: Inputs) -> dict:
     T = loaded[0].config["w"] if loaded else 64
     ids = [vocab.encode_tokens(p) for p in PREFIXES]
     target_ids = vocab.encode_tokens(TARGETS)
-    X = torch.tensor([left_pad(row, T) for row in ids])
+    X = torch.tensor([context_window(row, T) for row in ids])
     y = torch.tensor(target_ids)
     out = {
         "available": True,
@@ -127,7 +124,7 @@ def generation_step(inputs: Inputs, top: int = 5) -> dict:
     T = model.config["w"]
     tokens = tokenize(GENERATION_PROMPT)
     history = [BOS_ID] + vocab.encode_tokens(tokens)
-    X = torch.tensor([left_pad(history, T)])
+    X = torch.tensor([context_window(history, T)])
     with torch.no_grad():
         logits = model(X)[0]
     logits[list(EXCLUDED)] = float("-inf")

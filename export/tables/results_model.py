@@ -8,6 +8,8 @@ import torch
 
 from models.tokenizer import BOS, BOS_ID, PAD_ID, tokenize
 
+from export.decoding import context_window
+
 from .results_inputs import Inputs, missing
 
 PROMPT = "a little dog found a red hat"
@@ -25,7 +27,7 @@ def attention_rows(inputs: Inputs, prompt: str = PROMPT) -> dict:
     tokens = tokenize(prompt)
     history = [BOS_ID] + vocab.encode_tokens(tokens)
     visible = history[-T:]
-    X = torch.tensor([[PAD_ID] * (T - len(visible)) + visible])
+    X = torch.tensor([context_window(history, T)])
     with torch.no_grad():
         details = model.forward_details(X)
         fast_logits, fast_weights = model.attend(X)

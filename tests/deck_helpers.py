@@ -1,0 +1,40 @@
+"""Helpers shared by the deck browser tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+# the text of every slide and its notes, without code listings (Python code says None)
+PROSE = """[...document.querySelectorAll('.slides > section')].map(s => {
+  const copy = s.cloneNode(true);
+  copy.querySelectorAll('.listing').forEach(x => x.remove());
+  return copy.textContent; }).join(' ')"""
+
+
+def table(site_dir: Path, name: str):
+    return json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def open_deck(page, site_url: str, slug: str) -> None:
+    page.goto(f"{site_url}/decks/{slug}.html")
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+
+
+def slide_with(page, selector: str) -> int:
+    """Index of the first slide containing ``selector``."""
+    index = page.evaluate(f"""[...document.querySelectorAll('.slides > section')]
+                              .findIndex(s => s.querySelector({json.dumps(selector)}))""")
+    assert index >= 0, f"no slide contains {selector}"
+    return index
+
+
+def walk_to_last_slide(page) -> int:
+    """Press ArrowRight through the deck; returns the slide count."""
+    total = page.evaluate("Reveal.getTotalSlides()")
+    page.locator("body").click(position={"x": 5, "y": 300})
+    for _ in range(total - 1):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate("Reveal.isLastSlide()")
+    return total
