@@ -59,6 +59,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def start_server(directory: Path, port: int = 0):
+    """Serve ``directory`` on 127.0.0.1 in a background thread (port 0: any free
+    port); returns (server, base_url). Call server.shutdown() to stop."""
+    handler = functools.partial(Handler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m site_builder.serve", description=__doc__)
     p.add_argument("--port", type=int, default=8000)
@@ -69,15 +78,16 @@ def main(argv=None) -> int:
         return 1
     stop = threading.Event()
     threading.Thread(target=watch, args=(inp, args.interval, stop), daemon=True).start()
-    handler = functools.partial(Handler, directory=str(inp.out))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
-        print(f"serving {inp.out} at http://127.0.0.1:{args.port}/ (Ctrl-C to stop)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            stop.set()
+    server, url = start_server(inp.out, args.port)
+    print(f"serving {inp.out} at {url}/ (Ctrl-C to stop)", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        server.shutdown()
     return 0
 
 

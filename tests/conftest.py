@@ -6,14 +6,13 @@ driven by Playwright with the flags from DEVELOPERS.md.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+
+from site_builder.serve import start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "build" / "site"
@@ -24,23 +23,6 @@ WEBGPU_FLAGS = ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-ang
                 "--use-webgpu-adapter=swiftshader", "--enable-unsafe-swiftshader"]
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".onnx": "application/octet-stream", ".json": "application/json"}
-
-    def log_message(self, *args):
-        pass
-
-
-def serve_dir(directory: Path):
-    """Start a static server for ``directory`` on a free localhost port; returns (server, base_url)."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
-
-
 @pytest.fixture(scope="session")
 def site_dir() -> Path:
     assert (SITE / "index.html").exists(), "build/site is missing: run `make site` (make test does)"
@@ -49,7 +31,7 @@ def site_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def site_url(site_dir):
-    server, url = serve_dir(site_dir)
+    server, url = start_server(site_dir)
     yield url
     server.shutdown()
 

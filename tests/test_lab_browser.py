@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import BASE_FLAGS, CHROMIUM, PageWatch, serve_dir
+from conftest import BASE_FLAGS, CHROMIUM, PageWatch
+from site_builder.serve import start_server
 from export.decoding import context_window, start_history
 from models.checkpoints import load_checkpoint, load_vocab
 from models.tokenizer import UNK_ID, tokenize
@@ -329,7 +330,7 @@ def _site_with_broken_models(site_dir: Path, root: Path) -> Path:
 
 
 def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_path):
-    server, url = serve_dir(_site_with_broken_models(site_dir, tmp_path))
+    server, url = start_server(_site_with_broken_models(site_dir, tmp_path))
     try:
         context = browser.new_context()
         page = context.new_page()
