@@ -9,7 +9,6 @@ import math
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 
 class FixedWindowMLP(nn.Module):

@@ -2,7 +2,6 @@ import gzip
 import json
 
 import pytest
-import torch
 
 from models import corpus
 from models.corpus import DataError, load_stories, make_windows, prepare

@@ -78,7 +78,6 @@ def model_table() -> dict:
         "W_V_table": labelled(toy.W_V, toy.COORDS, toy.V_AXES, "W_V"),
         "W_O_table": labelled(toy.W_O, toy.V_AXES, toy.COORDS, "W_O"),
         "W1_table": labelled(toy.W1, toy.COORDS, toy.HIDDEN, "W1"),
-        "b1": L(toy.b1),
     }
 
 

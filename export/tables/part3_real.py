@@ -11,7 +11,7 @@ import copy
 import torch
 import torch.nn.functional as F
 
-from models.tokenizer import BOS, BOS_ID, EOS_ID, PAD_ID, UNK_ID, tokenize
+from models.tokenizer import BOS, EOS_ID, PAD_ID, UNK_ID
 from models.train import OPTIMIZER
 
 from export.decoding import BANNED, context_window
@@ -114,17 +114,11 @@ def real_batch(inputs: Inputs) -> dict:
 
 def generation_step(inputs: Inputs, top: int = 5) -> dict:
     """One greedy step for "Lily found" with the four-head checkpoint."""
-    vocab = inputs.vocab()
-    loaded = inputs.model("attn4")
-    if vocab is None:
-        return missing(inputs.checkpoint_dir / "vocab.json")
-    if loaded is None:
-        return missing(inputs.checkpoint_dir / "attn4.safetensors")
-    model, _ = loaded
+    ctx, absent = inputs.prompt_context("attn4", GENERATION_PROMPT)
+    if absent:
+        return absent
+    model, vocab, tokens, history, X = ctx["model"], ctx["vocab"], ctx["tokens"], ctx["history"], ctx["X"]
     T = model.config["w"]
-    tokens = tokenize(GENERATION_PROMPT)
-    history = [BOS_ID] + vocab.encode_tokens(tokens)
-    X = torch.tensor([context_window(history, T)])
     with torch.no_grad():
         logits = model(X)[0]
     logits[list(EXCLUDED)] = float("-inf")

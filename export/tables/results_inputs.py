@@ -10,7 +10,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torch
+
+from export.decoding import context_window, start_history
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
+from models.tokenizer import tokenize
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,6 +78,24 @@ class Inputs:
                 except CheckpointError as exc:
                     raise InputError(str(exc)) from exc
         return self._cache[key]
+
+    def prompt_context(self, kind: str, prompt: str):
+        """A prompt as the checkpoint of ``kind`` reads it. Returns (context,
+        None) with context = dict(model, info, vocab, tokens, history = [BOS] +
+        IDs, X = the [1, w] window left-padded with PAD); or (None, the "not
+        measured yet" dict naming the missing file) when vocab or checkpoint
+        files are absent."""
+        vocab = self.vocab()
+        if vocab is None:
+            return None, missing(self.checkpoint_dir / "vocab.json")
+        loaded = self.model(kind)
+        if loaded is None:
+            return None, missing(self.checkpoint_dir / f"{kind}.safetensors")
+        model, info = loaded
+        tokens = tokenize(prompt)
+        history = start_history(vocab.encode_tokens(tokens))
+        X = torch.tensor([context_window(history, model.config["w"])])
+        return dict(model=model, info=info, vocab=vocab, tokens=tokens, history=history, X=X), None
 
 
 def unavailable(reason: str) -> dict:

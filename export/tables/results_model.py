@@ -6,28 +6,20 @@ from __future__ import annotations
 
 import torch
 
-from models.tokenizer import BOS, BOS_ID, PAD_ID, tokenize
+from models.tokenizer import BOS, PAD_ID
 
-from export.decoding import context_window
-
-from .results_inputs import Inputs, missing
+from .results_inputs import Inputs
 
 PROMPT = "a little dog found a red hat"
 
 
 def attention_rows(inputs: Inputs, prompt: str = PROMPT) -> dict:
-    vocab = inputs.vocab()
-    if vocab is None:
-        return missing(inputs.checkpoint_dir / "vocab.json")
-    loaded = inputs.model("attn4")
-    if loaded is None:
-        return missing(inputs.checkpoint_dir / "attn4.safetensors")
-    model, info = loaded
+    ctx, absent = inputs.prompt_context("attn4", prompt)
+    if absent:
+        return absent
+    model, info, vocab, tokens, history, X = (ctx[k] for k in ("model", "info", "vocab", "tokens", "history", "X"))
     T = model.config["w"]
-    tokens = tokenize(prompt)
-    history = [BOS_ID] + vocab.encode_tokens(tokens)
     visible = history[-T:]
-    X = torch.tensor([context_window(history, T)])
     with torch.no_grad():
         details = model.forward_details(X)
         fast_logits, fast_weights = model.attend(X)
