@@ -183,11 +183,17 @@ def test_maps_cdf_widget_works_from_the_keyboard(page, site_url, site_dir):
     page.watch.assert_clean()
 
 
-def test_print_view_lays_out_every_slide(page, site_url):
+def test_print_view_lays_out_every_slide(page, site_url, site_dir):
     open_deck(page, site_url, "maps", "?print-pdf")
-    assert page.evaluate("document.documentElement.classList.contains('print-pdf')")
-    pages = page.evaluate("document.querySelectorAll('.pdf-page').length")
-    assert pages == page.evaluate("document.querySelectorAll('.slides section[data-slide]').length") > 1
+    # reveal switches to print mode and lays out the pages asynchronously, after it
+    # reports ready (the sections are detached while it works): wait until the page
+    # is in print mode with every slide in its own page
+    total = (site_dir / "decks" / "maps.html").read_text(encoding="utf-8").count("<section data-slide=")
+    page.wait_for_function(
+        f"""document.documentElement.classList.contains('print-pdf')
+            && document.querySelectorAll('.pdf-page').length === {total}
+            && document.querySelectorAll('.pdf-page section[data-slide]').length === {total}""")
+    assert total > 1
     page.watch.assert_clean()
 
 
