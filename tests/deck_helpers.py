@@ -38,3 +38,13 @@ def walk_to_last_slide(page) -> int:
         page.keyboard.press("ArrowRight")
     assert page.evaluate("Reveal.isLastSlide()")
     return total
+
+
+def assert_deck_text_clean(page) -> None:
+    """No KaTeX error, no rendering leftovers in slide text, no console error and
+    no request outside the origin."""
+    assert page.locator(".slides .katex-error").count() == 0
+    text = page.evaluate(PROSE)
+    for bad in ("undefined", "NaN", "None"):
+        assert bad not in text
+    page.watch.assert_clean()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urljoin
 
-from deck_helpers import PROSE, open_deck, slide_with, table, walk_to_last_slide
+from deck_helpers import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUG = "part3"
@@ -20,11 +20,7 @@ def test_part3_walks_to_the_last_slide_cleanly(page, site_url, site_dir):
     assert total >= 20
     # the last slide is the way into the live comparison
     assert page.locator(".slides > section").nth(total - 1).locator("a.lab-link").count() == 1
-    assert page.locator(".slides .katex-error").count() == 0
-    text = page.evaluate(PROSE)
-    for bad in ("undefined", "NaN", "None"):
-        assert bad not in text
-    page.watch.assert_clean()
+    assert_deck_text_clean(page)
 
 
 def test_part3_quotes_the_computed_toys(page, site_url, site_dir):

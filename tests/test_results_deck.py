@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 
-from deck_helpers import PROSE, open_deck, slide_with, table, walk_to_last_slide
+from deck_helpers import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
 
 SLUG = "results"
 
@@ -15,11 +15,7 @@ SLUG = "results"
 def test_results_walks_to_the_last_slide_cleanly(page, site_url):
     open_deck(page, site_url, SLUG)
     assert walk_to_last_slide(page) >= 10
-    assert page.locator(".slides .katex-error").count() == 0
-    text = page.evaluate(PROSE)
-    for bad in ("undefined", "NaN", "None"):
-        assert bad not in text
-    page.watch.assert_clean()
+    assert_deck_text_clean(page)
 
 
 def test_results_charts_render_with_text_alternatives(page, site_url, site_dir):

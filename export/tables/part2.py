@@ -467,7 +467,7 @@ def positions_table() -> dict:
     i, dl = 3, 2
     pe_i, pe_sum = toy.sinusoidal(i, SIN_D, SIN_BASE), toy.sinusoidal(i + dl, SIN_D, SIN_BASE)
     shifted = toy.shift_matrix(dl, SIN_D, SIN_BASE) @ pe_i
-    rates = SIN_BASE ** (-np.arange(0, SIN_D, 2) / SIN_D)
+    rates = toy.rates(SIN_D, SIN_BASE)
     sinus = {"d": SIN_D, "base": SIN_BASE, "rates": L(rates), "i": i, "delta": dl,
              "pe_i": L(pe_i), "pe_sum": L(pe_sum), "shifted": L(shifted), "max_error": float(max(errors)),
              "n_checked": len(errors),

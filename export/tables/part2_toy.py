@@ -208,29 +208,29 @@ def linear_head_parameters(w: int, d: int, V: int) -> int:
 
 
 # ---------------------------------------------------------------- positions
+def rates(d: int, base: float = 10000.0) -> np.ndarray:
+    """The d/2 angular rates base^(-2k/d) shared by sinusoidal positions and RoPE."""
+    return base ** (-np.arange(0, d, 2) / d)
+
+
 def sinusoidal(i: float, d: int, base: float = 10000.0) -> np.ndarray:
     """Vaswani et al. (2017): interleaved (sin, cos) pairs at rates base^(-2k/d)."""
-    rates = base ** (-np.arange(0, d, 2) / d)
+    w = rates(d, base)
     out = np.empty(d)
-    out[0::2], out[1::2] = np.sin(i * rates), np.cos(i * rates)
+    out[0::2], out[1::2] = np.sin(i * w), np.cos(i * w)
     return out
-
-
-def shift_matrix(delta: float, d: int, base: float = 10000.0) -> np.ndarray:
-    """Block-diagonal matrix T with sinusoidal(i + delta) = T @ sinusoidal(i) for every i."""
-    rates = base ** (-np.arange(0, d, 2) / d)
-    T = np.zeros((d, d))
-    for k, w in enumerate(rates):
-        c, s = math.cos(delta * w), math.sin(delta * w)
-        T[2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[c, s], [-s, c]]
-    return T
 
 
 def rope_matrix(i: float, d: int, base: float = 10000.0) -> np.ndarray:
     """Su et al. (2021), RoFormer: rotate each coordinate pair by i * theta_k."""
-    thetas = base ** (-np.arange(0, d, 2) / d)
     R = np.zeros((d, d))
-    for k, t in enumerate(thetas):
+    for k, t in enumerate(rates(d, base)):
         c, s = math.cos(i * t), math.sin(i * t)
         R[2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[c, -s], [s, c]]
     return R
+
+
+def shift_matrix(delta: float, d: int, base: float = 10000.0) -> np.ndarray:
+    """Block-diagonal matrix T with sinusoidal(i + delta) = T @ sinusoidal(i) for every i:
+    on each interleaved (sin, cos) pair it is the transpose of RoPE's rotation by delta."""
+    return np.ascontiguousarray(rope_matrix(delta, d, base).T)
