@@ -53,11 +53,11 @@ export function contrast(a, b) {
   return (x + 0.05) / (y + 0.05);
 }
 
-// Background and the text colour (near-black or white) with the higher contrast:
+// Background and the text colour (black or white) with the higher contrast:
 // at least 4.5:1 on every background.
 export function heatColors(weight, stops = BLUES) {
   const bg = heatRgb(weight, stops);
-  const dark = [17, 17, 17], light = [255, 255, 255];
+  const dark = [0, 0, 0], light = [255, 255, 255];
   const text = contrast(bg, dark) >= contrast(bg, light) ? dark : light;
   return { background: `rgb(${bg.join(',')})`, color: `rgb(${text.join(',')})`, contrast: contrast(bg, text) };
 }
