@@ -290,17 +290,15 @@ def lookup(key):
     table, *path = key.split(".")
     value = json.loads((TABLES / f"{table}.json").read_text(encoding="utf-8"))
     for part in path:
-        value = value[part]
+        value = value[int(part)] if isinstance(value, list) else value[part]
     return value
 
 
 def same(a, b):
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) or isinstance(b, float):
-        if isinstance(a, str) or isinstance(b, str):   # JSON writes -inf as the string "−∞"
-            return str(a).replace("-inf", "−∞") == str(b).replace("-inf", "−∞")
-        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-7)
+    if isinstance(a, float) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
     return a == b
 
 
