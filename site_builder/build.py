@@ -76,6 +76,7 @@ def render_pages(inp: Inputs, tables: dict) -> tuple[list, object]:
 
 def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
     assemble.vendor(staging)
+    assemble.write_runtime_manifest(staging)
     assemble.copy_web(staging, inp.web)
     if inp.export is not None:
         assemble.copy_export(staging, inp.export)
