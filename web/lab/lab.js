@@ -388,7 +388,8 @@ function renderInspectPanel() {
 // Generates for one or more prompts (the page shows the first); every
 // (model, prompt) pair decodes on its own, exactly as if run alone.
 function runGeneration(options, prompts) {
-  const job = beginJob('generation'); // synchronously, before any await
+  let job;
+  try { job = beginJob('generation'); } catch (err) { return Promise.reject(err); } // synchronously, before any await
   return generateJob(job, options, prompts).finally(() => endJob(job));
 }
 
@@ -488,7 +489,8 @@ async function logits(kind, ids, options = {}) {
 
 // At most MAX_BENCH_RUNS calls; lab.stop() ends it early (stopped: true).
 function benchmark(kind, { backend, runs = 20 } = {}) {
-  const job = beginJob('benchmark');
+  let job;
+  try { job = beginJob('benchmark'); } catch (err) { return Promise.reject(err); }
   return benchmarkJob(job, kind, backend, runs).finally(() => endJob(job));
 }
 
@@ -576,6 +578,7 @@ async function start() {
     const sess = status.models?.[kind];
     models[kind] = { ok: Boolean(load.ok && sess?.ok), error: load.error || sess?.error || (status.ok ? null : status.error),
       bytes: load.bytes ?? null, download_ms: load.download_ms ?? null, hash_ms: load.hash_ms ?? null,
+      from: load.from ?? null, network_bytes: load.network_bytes ?? null,
       create_ms: sess?.create_ms ?? null, warmup_ms: sess?.warmup_ms ?? null };
   }
   renderModelErrors(status);
