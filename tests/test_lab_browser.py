@@ -74,17 +74,21 @@ def torch_models():
 # ---------------------------------------------------------------- loading
 
 def test_page_loads_clean_with_webgpu_and_shows_results(page, site_url, references):
-    status = open_lab(page, site_url)
+    # forced: automatic never picks SwiftShader (tests/test_lab_runtime.py)
+    status = open_lab(page, site_url, "?backend=webgpu")
     meta = references["metadata"]
     assert status["ok"] and status["backend"] == "webgpu" and status["fallback_reason"] is None
-    assert status["adapter"]["architecture"] == "swiftshader"
+    assert status["adapter"]["architecture"] == "swiftshader" and status["software_adapter"] is True
+    assert "software renderer" in page.locator("#fallback-line").text_content()
     for kind in KINDS:
         m = status["models"][kind]
         assert m["ok"] and m["error"] is None and m["bytes"] == meta["models"][kind]["bytes"]
         assert m["download_ms"] is not None and m["warmup_ms"] is not None
     assert page.locator(".model-card").count() == 3
     assert "WebGPU" in page.locator("#backend-line").text_content()
-    assert page.locator("#load-table tbody tr td", has_text="verified").count() == 3
+    assert page.locator("#load-table tbody tr:not([data-kind^=runtime]) td", has_text="verified").count() == 3
+    # the WebGPU runtime's own build, checked against vendor/onnxruntime-web/runtimes.json
+    assert page.locator('#load-table tr[data-kind="runtime-webgpu"] td', has_text="verified").count() == 1
     # the results panel shows the numbers of the build's metadata.json
     for kind in KINDS:
         m = meta["models"][kind]
@@ -440,7 +444,7 @@ def test_automatic_runtime_falls_back_to_wasm_without_webgpu(playwright_instance
         status = open_lab(page, site_url)
         assert status["ok"] and status["backend"] == "wasm"
         assert "WebGPU" in status["fallback_reason"] or "navigator.gpu" in status["fallback_reason"]
-        assert "Automatic fallback to WASM" in page.locator("#fallback-line").text_content()
+        assert "Automatic choice, WASM" in page.locator("#fallback-line").text_content()
         result = call(page, "return await window.lab.generate({prompt: 'the dog', limit: 2});")
         assert all(result["models"][k]["backend"] == "wasm" for k in KINDS)
         # forcing WebGPU says why it cannot
