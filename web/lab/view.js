@@ -99,7 +99,7 @@ function appendChips(view, tokens, from, stop, steps, onSelect) {
   if (stop === 'eos') {
     const i = steps.length - 1;
     nodes.push(el('button', { type: 'button', class: 'tok eos', 'data-step': i, 'aria-pressed': 'false',
-      title: `step ${i + 1}: the model chose <EOS>`, 'aria-label': `step ${i + 1}: end of story`, onclick: () => onSelect(i) }, '<EOS>'));
+      title: `step ${i + 1}: the model chose <EOS>`, 'aria-label': `<EOS> (end of story), step ${i + 1}`, onclick: () => onSelect(i) }, '<EOS>'));
   } else if (stop === 'stopped') {
     nodes.push(el('span', { class: 'stopped-tag', text: '■ stopped' }));
   }
