@@ -282,14 +282,15 @@ def test_phone_shows_one_model_at_a_time_and_never_scrolls_sideways(browser, sit
     page = context.new_page()
     assert open_lab(page, site_url, "?backend=wasm")["ok"]
     call(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 8});")
+    visible = [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()]
+    assert visible == ["mlp"]
+    page.click('#model-tabs button[data-kind="attn4"]')
+    assert page.get_attribute('#model-tabs button[data-kind="attn4"]', "aria-pressed") == "true"
     page.click('.model-card[data-kind="attn4"] .tok[data-step="2"]')
     page.wait_for_selector('.inspect-attention[data-kind="attn4"] table.attention')
-    visible = [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()]
-    assert visible == ["attn4"]
-    page.click('#model-tabs button[data-kind="mlp"]')
-    assert [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()] == ["mlp"]
-    assert page.locator('.inspect-model[data-kind="mlp"]').is_visible()
-    assert not page.locator('.inspect-model[data-kind="attn4"]').is_visible()
+    assert [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()] == ["attn4"]
+    assert page.locator('.inspect-model[data-kind="attn4"]').is_visible()
+    assert not page.locator('.inspect-model[data-kind="mlp"]').is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     # the outputs start within two screens, not after three stacked cards
     assert page.locator('.model-card[data-kind="mlp"]').bounding_box()["y"] < 2 * 844

@@ -93,8 +93,18 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
       el('p', { class: 'note' }, 'Each row is one head: how much of its message the newest token (the query, marked ▼) takes from each token it can see. ',
         'Each row sums to 1. ', slideLink('attention', 'Slide: softmax turns scores into weights')), weightLegend()) : null,
     ...maps);
-  for (const wrap of container.querySelectorAll('.table-wrap.scroll-end')) wrap.scrollLeft = wrap.scrollWidth;
+  scrollToNewest(container);
   return first;
+}
+
+// Heatmaps open at the newest tokens. A hidden one (another model's, on a
+// phone) is scrolled when it is first shown.
+export function scrollToNewest(root) {
+  for (const wrap of root.querySelectorAll('.table-wrap.scroll-end:not([data-scrolled])')) {
+    if (!wrap.offsetParent) continue;
+    wrap.scrollLeft = wrap.scrollWidth;
+    wrap.dataset.scrolled = '1';
+  }
 }
 
 export function describeControls(c) {

@@ -48,7 +48,7 @@ export function modelCard(kind, entry) {
     values[key] = el('dd', { 'data-stat': key, text: '–' });
     stats.append(el('div', {}, el('dt', { text: label }), values[key]));
   }
-  const text = el('p', { class: 'continuation', dir: 'auto' });
+  const text = el('p', { class: 'continuation', dir: 'auto' }, el('span', { class: 'note', text: 'Press Generate: this model\'s continuation appears here.' }));
   const chips = el('div', { class: 'output', role: 'group', 'aria-label': `${entry.label}: generated tokens, select one to inspect` });
   const explain = el('p', { class: 'note stop-explain', hidden: true });
   const scoreThis = el('button', { type: 'button', class: 'link-button score-this', hidden: true,
