@@ -15,9 +15,9 @@ def parse_args(argv=None) -> Inputs:
     p = argparse.ArgumentParser(prog="python -m site_builder", description=__doc__)
     p.add_argument("--content", type=Path, default=d.content, help="content folder (decks/, maps/, index.md)")
     p.add_argument("--tables", type=Path, default=d.tables, help="folder of table JSON (python -m export.tables)")
-    p.add_argument("--export", type=Path, default=d.export, help="export folder copied to site/models/")
+    p.add_argument("--export", type=Path, default=d.export, help="export folder copied to site/onnx/")
     p.add_argument("--no-export", action="store_true",
-                   help="development only: do not copy the export (site/models/ will be absent)")
+                   help="development only: do not copy the export (site/onnx/ will be absent)")
     p.add_argument("--out", type=Path, default=d.out, help="output folder, replaced only on success")
     a = p.parse_args(argv)
     return Inputs(content=a.content, tables=a.tables, export=None if a.no_export else a.export, out=a.out)

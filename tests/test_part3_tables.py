@@ -15,17 +15,17 @@ import torch
 import torch.nn.functional as F
 
 from export.tables import part3, to_json
-from export.tables.part3_continuations import continuations, held_out_preset
-from export.tables.part3_corpus import stories
-from export.tables.part3_real import generation_step, real_batch
-from export.tables.part3_toys import W_O, fisherman, two_source
-from export.tables.results_inputs import InputError, Inputs
+from export.tables._part3_continuations import continuations, held_out_preset
+from export.tables._part3_corpus import stories
+from export.tables._part3_real import generation_step, real_batch
+from export.tables._part3_toys import W_O, fisherman, two_source
+from export.tables._results_inputs import InputError, Inputs
 from models.checkpoints import save_checkpoint
 from models.corpus import prepare
 from models.nets import build
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 VOCAB = ROOT / "models" / "checkpoints" / "vocab.json"
 
 
@@ -242,7 +242,7 @@ def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_pa
 
 def test_settings_come_from_the_code_the_course_runs():
     from export.parity import LIMIT
-    from export.tables.part3_settings import settings
+    from export.tables._part3_settings import settings
     s = settings()
     assert s["heads"] * s["head_width"] == s["d"] == s["one_head_width"]
     assert s["limit"] == LIMIT == 24                    # the exporter's saved continuations use the same limit

@@ -9,22 +9,21 @@ import math
 import random
 import statistics
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 import torch
 
 from export.tables import results, to_json
-from export.tables.results_inputs import InputError, Inputs
-from export.tables.results_measured import charts, run_table, summary
-from export.tables.results_model import attention_rows
+from export.tables._results_inputs import InputError, Inputs
+from export.tables._results_measured import charts, run_table, summary
+from export.tables._results_model import attention_rows
 from models.checkpoints import load_checkpoint
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID, PAD_ID
 
 from test_part3_tables import make_models_dir
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
 
 

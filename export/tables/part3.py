@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .part3_continuations import continuations
-from .part3_corpus import corpus_tables
-from .part3_real import generation_step, real_batch
-from .part3_settings import settings
-from .part3_toys import fisherman, two_source
-from .results_inputs import Inputs
+from ._part3_continuations import continuations
+from ._part3_corpus import corpus_tables
+from ._part3_real import generation_step, real_batch
+from ._part3_settings import settings
+from ._part3_toys import fisherman, two_source
+from ._results_inputs import Inputs
 
 
 def compute(models_dir: Path | None = None, export_dir: Path | None = None) -> dict[str, object]:

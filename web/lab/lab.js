@@ -5,7 +5,7 @@ import { Vocab, tokenize, UNK_ID } from '../core/tokenizer.js';
 import { CONTEXT, contextWindow, startHistory } from '../core/decoding.js';
 import { el, fmt, renderPreview, modelCard, renderOutput, renderStats, renderInspect, renderResults, backendName } from './view.js';
 
-const MODELS = new URL('../models/', import.meta.url);
+const MODELS = new URL('../onnx/', import.meta.url);
 const t0 = performance.now();
 const $ = (id) => document.getElementById(id);
 
@@ -57,13 +57,13 @@ async function fetchJSON(name) {
   try {
     response = await fetch(url);
   } catch (err) {
-    throw new Error(`could not load models/${name}: ${err.message}`);
+    throw new Error(`could not load onnx/${name}: ${err.message}`);
   }
-  if (!response.ok) throw new Error(`models/${name} is missing (HTTP ${response.status})`);
+  if (!response.ok) throw new Error(`onnx/${name} is missing (HTTP ${response.status})`);
   try {
     return await response.json();
   } catch (err) {
-    throw new Error(`models/${name} is not valid JSON (${err.message})`);
+    throw new Error(`onnx/${name} is not valid JSON (${err.message})`);
   }
 }
 
@@ -418,7 +418,7 @@ async function start() {
     if (select.value !== 'custom') selectPreset('custom');
     schedulePreview();
   });
-  selectPreset(presets.find((p) => p.group === 'Held-out test story')?.id || presets[0]?.id);
+  selectPreset(presets.find((p) => p.id === 'test-shortest')?.id || presets[0]?.id);
 
   // controls
   for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener('change', syncModeInputs);

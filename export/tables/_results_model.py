@@ -8,7 +8,7 @@ import torch
 
 from models.tokenizer import BOS, PAD_ID
 
-from .results_inputs import Inputs
+from ._results_inputs import Inputs
 
 PROMPT = "a little dog found a red hat"
 
