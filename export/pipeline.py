@@ -50,15 +50,15 @@ def input_key(checkpoints: Path, results: Path) -> dict:
         info = read_info(kind, checkpoints)          # CheckpointError names a missing/corrupt file
         weights = checkpoints / info.get("weights", f"{kind}.safetensors")
         if not weights.exists():
-            raise missing(CheckpointError)(f"{weights}: checkpoint weights missing (run `make train`)")
+            raise missing(CheckpointError)(f"checkpoint weights missing: {weights} (run `make train`)")
         files[f"{kind}.json"] = sha256_file(checkpoints / f"{kind}.json")
         files[weights.name] = sha256_file(weights)
     vocab = checkpoints / "vocab.json"
     if not vocab.exists():
-        raise missing(CheckpointError)(f"{vocab}: vocabulary file missing")
+        raise missing(CheckpointError)(f"vocabulary file missing: {vocab}")
     files["vocab.json"] = sha256_file(vocab)
     if not results.exists():
-        raise missing(ExportError)(f"{results}: training results missing (run `make train`)")
+        raise missing(ExportError)(f"training results missing: {results} (run `make train`)")
     files["results.json"] = sha256_file(results)
     source = hashlib.sha256()
     for path in SOURCES:

@@ -44,7 +44,7 @@ def load_checkpoint(kind: str, directory: Path = CHECKPOINT_DIR) -> tuple[torch.
     info = read_info(kind, directory)
     weights = directory / info.get("weights", f"{kind}.safetensors")
     if not weights.exists():
-        raise missing(CheckpointError)(f"{weights}: checkpoint weights missing (run `make train`)")
+        raise missing(CheckpointError)(f"checkpoint weights missing: {weights} (run `make train`)")
     digest = sha256_file(weights)
     if digest != info.get("sha256"):
         raise CheckpointError(f"checkpoint is corrupt: {weights} has SHA-256 {digest}, "

@@ -40,11 +40,11 @@ def read_json(path: Path, error: type[Exception] = ValueError, what: str = "file
     name the file."""
     path = Path(path)
     if not path.is_file():
-        raise missing(error)(f"{path}: {what} missing")
+        raise missing(error)(f"{what} missing: {path}")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise error(f"{path}: {what} is corrupt ({exc})") from exc
+        raise error(f"{what} is corrupt: {path} ({exc})") from exc
 
 
 def write_json(path: Path, data) -> None:
