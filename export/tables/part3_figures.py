@@ -90,7 +90,7 @@ def pipeline(audit: dict, batch_size: int, steps: int, T: int) -> str:
     f = Figure("fig-pipeline", 1000, 190, "From stories to training batches",
                "The data pipeline with our corpus counts. " + "; ".join(
                    f"{name}: {' '.join(lines)}" for name, lines in stages) + ".")
-    w, gap, y, h = 172, 35, 30, 130
+    w, gap, y, h = 166, 35, 30, 130
     for i, (name, lines) in enumerate(stages):
         x = 10 + i * (w + gap)
         f.box(x, y, w, h, [name] + lines, size=16)
@@ -108,9 +108,9 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
     B = shapes["E"][0]
     top = [
         ("IDs X", shape_text([B, T]), FIXED),
-        ("token row + position row", "E " + shape_text(shapes["E"]), LEARNED),
-        ("W_Q, W_K, W_V, split", "Q, K, V " + shape_text(shapes["Q"]), LEARNED),
-        ("QKᵀ/√d_k, mask, softmax", "weights " + shape_text(shapes["weights"]), FIXED),
+        ("token + position", "E " + shape_text(shapes["E"]), LEARNED),
+        ("W_Q, W_K, W_V", "Q, K, V " + shape_text(shapes["Q"]), LEARNED),
+        ("scores, mask, softmax", "weights " + shape_text(shapes["weights"]), FIXED),
         ("weights · V", "per head " + shape_text(shapes["heads"]), FIXED),
     ]
     bottom = [
@@ -123,7 +123,7 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
             + "; then ".join(f"{a} gives {b}" for a, b, _ in top + bottom)
             + ". Shaded boxes hold learned parameters; the others reshape or apply fixed rules.")
     f = Figure("fig-model-flow", 1000, 300, "The four-head model, box by box, with tensor shapes", desc)
-    w, h, gap = 178, 78, 27
+    w, h, gap = 176, 78, 24
     for i, (a, b, fill) in enumerate(top):
         x = 10 + i * (w + gap)
         f.box(x, 20, w, h, [a, b], fill=fill, size=15)
@@ -168,13 +168,13 @@ def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, title:
     f = Figure(ident, 1000, height, title, desc)
     mid = 40 + rows * lane / 2
     f.box(10, mid - 40, 120, 80, ["E", shape_text([T, D])], size=16)
-    f.box(165, mid - 40, 140, 80, ["E·W_Q, E·W_K, E·W_V", f"each {shape_text([T, D])}"], fill=LEARNED, size=14)
+    f.box(160, mid - 40, 150, 80, ["E·W_Q, E·W_K,", "E·W_V, each", shape_text([T, D])], fill=LEARNED, size=14)
     f.arrow(130, mid, 162, mid)
     x_split, x_att, x_join = 345, 505, 735
     for k in range(n_heads):
         y = 40 + k * lane + lane / 2
         colour = HEAD_COLOURS[k % len(HEAD_COLOURS)]
-        f.path(f"M305,{mid} C325,{mid} 325,{y} {x_split - 3},{y}", colour=colour, width=2)
+        f.path(f"M310,{mid} C328,{mid} 328,{y} {x_split - 3},{y}", colour=colour, width=2)
         f.raw(f'<rect class="head-slice" data-head="{k + 1}" x="{x_split}" y="{y - 16}" width="120" height="32" rx="6" '
               f'fill="{colour}" fill-opacity="0.15" stroke="{colour}" stroke-width="1.5"/>')
         f.text(x_split + 60, y + 5, f"head {k + 1}: {shape_text([T, head_width])}", size=13)

@@ -156,15 +156,15 @@ def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", 
         return vals
 
     zoomed = [s for s in summary if s["kind"] in zoom_kinds]
-    panels = [("all models", summary, 20, 470)]
+    panels = [("all models", summary, 84, 470)]
     if len(zoomed) >= 2 and len(zoomed) < len(summary):
-        panels.append(("attention models, zoomed", zoomed, 520, 980))
+        panels.append(("attention models, zoomed in", zoomed, 594, 980))
     width, height = 1000, 430
     body: list[str] = []
     for name, items, x0, x1 in panels:
         frame = Frame([0, 1], _panel_ticks(extent(items)), width=x1 - x0 + 64 + 10, height=height,
                       left=64, right=10, top=44, bottom=66)
-        shift = x0 - 10
+        shift = x0 - 64
         body.append(f'<g class="panel" data-panel="{escape(name)}" transform="translate({shift} 0)">')
         n = len(items)
         centres = [(i + 0.5) / n for i in range(n)]
@@ -172,7 +172,7 @@ def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", 
                            xtick_labels=[(c, s["label"]) for c, s in zip(centres, items)])
         body.append(f'<text {FONT} font-size="15" font-weight="600" fill="#0f172a" '
                     f'x="{(frame.left + frame.width - frame.right) / 2}" y="24" text-anchor="middle">'
-                    f'{escape(name)} (axis does not start at 0)</text>')
+                    f'{escape(name)}</text>')
         for c, s in zip(centres, items):
             x = frame.x(c)
             colour = COLOURS[s["kind"]]
@@ -188,14 +188,17 @@ def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", 
             ym = frame.y(s["ppl_mean"])
             body.append(f'<path class="mean" data-kind="{s["kind"]}" d="M{x},{ym - 9} L{x + 9},{ym} L{x},{ym + 9} '
                         f'L{x - 9},{ym} z" fill="{colour}" stroke="#0f172a"><title>{escape(label)}</title></path>')
-            body.append(f'<text {FONT} font-size="14" font-weight="600" fill="#0f172a" x="{x - 16}" y="{ym + 5}" '
-                        f'text-anchor="end">{s["ppl_mean"]:.2f}{escape(sd_text)}</text>')
+            top_y = frame.y(s["ppl_mean"] + (s["ppl_sd"] or 0)) - 12
+            body.append(f'<text {FONT} font-size="14" font-weight="600" fill="#0f172a" x="{x}" y="{top_y}" '
+                        f'text-anchor="middle">{s["ppl_mean"]:.2f}{escape(sd_text)}</text>')
             mine = [r for r in runs if r["kind"] == s["kind"]]
             for j, r in enumerate(mine):
                 body.append(f'<circle class="run-dot" data-kind="{s["kind"]}" cx="{round(x + 24 + 12 * j, 2)}" '
                             f'cy="{frame.y(r["test_perplexity"])}" r="4.5" fill="{colour}" stroke="#0f172a">'
                             f'<title>seed {r["seed"]}: {r["test_perplexity"]:.2f}</title></circle>')
         body.append("</g>")
+    body.append(f'<text {FONT} font-size="13" fill="#475569" x="{width / 2}" y="{height - 8}" text-anchor="middle">'
+                'Neither axis starts at 0. Diamond: mean over seeds; whisker: ±1 sample SD; dots: single runs.</text>')
     canvas = Frame([0, 1], [0, 1], width=width, height=height)
     desc = ("Mean test perplexity per model (diamond) with a ±1 sample-standard-deviation whisker over the "
             "seeds and one dot per run; the axes do not start at zero. " + "; ".join(
