@@ -31,6 +31,7 @@ class Inputs:
     static: Path = HERE / "static"
     node_modules: Path = assemble.NODE_MODULES
     web: Path = assemble.WEB
+    notebooks: Path | None = None   # executed notebooks (python -m site_builder.notebooks); None: none
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -74,6 +75,19 @@ def render_pages(inp: Inputs, tables: dict) -> tuple[list, object]:
     return decks, page
 
 
+def copy_notebooks(inp: Inputs, staging: Path) -> list[Path]:
+    """The executed companion notebooks -> site/notebooks/<deck>.ipynb."""
+    if inp.notebooks is None:
+        return []
+    target = staging / "notebooks"
+    target.mkdir(exist_ok=True)
+    copied = []
+    for path in sorted(inp.notebooks.glob("*.ipynb")):
+        shutil.copyfile(path, target / path.name)
+        copied.append(target / path.name)
+    return copied
+
+
 def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
     assemble.vendor(staging)
     assemble.copy_web(staging, inp.web)
@@ -85,7 +99,9 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
-    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME)
+    executed = copy_notebooks(inp, staging)
+    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME,
+                                extra={f"notebooks/{p.name}": p.read_bytes() for p in executed})
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(inp.templates)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -107,6 +123,9 @@ def build(inp: Inputs) -> Path:
     if inp.export is not None and not inp.export.is_dir():
         raise BuildError(f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
                          f"for development without it pass --no-export)")
+    if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
+        raise BuildError(f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
+                         f"`python -m site_builder.notebooks`; for development without them pass --no-notebooks)")
     out = inp.out
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.parent / f".{out.name}.staging"
