@@ -355,7 +355,7 @@ def test_figures_are_drawn_from_their_numbers(models_dir):
     rows = [h["weights"] for h in f["heads"]]
     svg = ET.fromstring(attention_arrows("y", f["token_labels"], rows, "the", "arrows"))
     lines = svg.findall(f".//{ns}line[@class='weight']")
-    drawn = {(int(l.get("data-head")), int(l.get("data-source"))): float(l.get("data-weight")) for l in lines}
+    drawn = {(int(l.get("data-head")), int(l.get("data-slot"))): float(l.get("data-weight")) for l in lines}
     for h, row in enumerate(rows):
         for i, w in enumerate(row):
             if w > 0.0005:

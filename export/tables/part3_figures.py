@@ -231,7 +231,7 @@ def attention_arrows(ident: str, words: list[str], weight_rows: list[list[float]
                    weight="700" if i == best else "normal")
             f.text(px + 6, y + 5, f"{w:.3f}", size=12, anchor="start", fill=MUTED)
             if w > 0.0005:
-                f.raw(f'<line class="weight" data-head="{h + 1}" data-source="{i}" data-weight="{w:.6f}" '
+                f.raw(f'<line class="weight" data-head="{h + 1}" data-slot="{i}" data-weight="{w:.6f}" '
                       f'x1="{round(sx, 1)}" y1="{round(y, 1)}" x2="{round(qx - 36, 1)}" y2="{round(qy, 1)}" '
                       f'stroke="{colour}" stroke-width="{round(0.8 + 12 * w, 2)}" '
                       f'stroke-opacity="{round(0.25 + 0.75 * w, 3)}" stroke-linecap="round">'
