@@ -126,7 +126,7 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
     w, h, gap = 176, 78, 24
     for i, (a, b, fill) in enumerate(top):
         x = 10 + i * (w + gap)
-        f.box(x, 20, w, h, [a, b], fill=fill, size=15)
+        f.box(x, 20, w, h, [a, b], fill=fill, size=14)
         if i:
             f.arrow(x - gap + 2, 59, x - 3, 59)
     # turn down from the last top box, then run right to left

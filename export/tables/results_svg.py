@@ -9,7 +9,8 @@ import math
 from xml.sax.saxutils import escape
 
 COLOURS = {"mlp": "#b45309", "attn1": "#2563eb", "attn4": "#059669"}
-DASHES = {0: "", 1: "6 4", 2: "2 3"}          # by seed order: solid, dashed, dotted
+DASHES = {0: "", 1: "6 4", 2: "2 3"}
+SHORT = {"mlp": "fixed-window MLP", "attn1": "one head", "attn4": "four heads"}          # by seed order: solid, dashed, dotted
 FONT = 'font-family="system-ui, sans-serif"'
 
 
@@ -169,7 +170,7 @@ def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", 
         n = len(items)
         centres = [(i + 0.5) / n for i in range(n)]
         body += frame.axes("", "test perplexity (lower is better)",
-                           xtick_labels=[(c, s["label"]) for c, s in zip(centres, items)])
+                           xtick_labels=[(c, SHORT.get(s["kind"], s["label"])) for c, s in zip(centres, items)])
         body.append(f'<text {FONT} font-size="15" font-weight="600" fill="#0f172a" '
                     f'x="{(frame.left + frame.width - frame.right) / 2}" y="24" text-anchor="middle">'
                     f'{escape(name)}</text>')
