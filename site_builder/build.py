@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import assemble
+from . import assemble, navigation
 from .archive import NAME as ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
@@ -106,11 +106,13 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(inp.templates)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     (staging / "decks").mkdir(exist_ok=True)
-    for deck in decks:
-        html = env.get_template("deck.html").render(deck=deck, root="../")
-        (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
     lab = (inp.web / "lab" / "index.html").is_file()
-    html = env.get_template("index.html").render(index=index, decks=decks, root="", lab=lab,
+    nav = navigation.links(decks, lab)
+    for deck in decks:
+        html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
+        (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
+    navigation.write_reading_views(env, staging, decks, nav)
+    html = env.get_template("index.html").render(index=index, decks=decks, nav=nav, root="", lab=lab,
                                                  zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
     (staging / "index.html").write_text(html, encoding="utf-8")
 

@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 from .katex_render import render_math
 from .listing import listing
 from .maps import map_strip
-from .values import TFloat, TInt, TList, bars_parts, fmt, is_plain_number, resolve, source_of, table_parts, track
+from .values import TFloat, TInt, TList, bars_parts, figure_parts, fmt, is_plain_number, resolve, source_of, table_parts, track
 from . import guards
 
 FRONT_KEYS = {"title": str, "order": int, "subtitle": str, "tables": list, "part": str, "allow_digits": list}
@@ -104,7 +104,7 @@ class Renderer:
                                       finalize=self._finalize)
         self.env.filters["block"] = self._stash
         self.env.globals.update(
-            resolve=resolve, fmt=fmt, sourced=self.sourced, compare_word=self.compare, table_parts=table_parts, bars_parts=bars_parts,
+            resolve=resolve, fmt=fmt, figure_svg=figure_parts, sourced=self.sourced, compare_word=self.compare, table_parts=table_parts, bars_parts=bars_parts,
             listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
             map_strip=lambda name, stage: map_strip(content_dir, name, stage),
         )

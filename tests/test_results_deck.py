@@ -63,7 +63,7 @@ def test_results_quotes_the_toy_and_the_attention_rows(page, site_url, site_dir)
 
 def test_results_lab_link_leads_to_the_lab(page, site_url, site_dir):
     open_deck(page, site_url, SLUG)
-    href = page.locator("a.lab-link").get_attribute("href")
+    href = page.locator("a.lab-link").first.get_attribute("href")
     target = urljoin(f"{site_url}/decks/{SLUG}.html", href)
     assert target == f"{site_url}/lab/index.html"
     assert (site_dir / "lab" / "index.html").exists()
@@ -124,7 +124,7 @@ def test_results_protocol_training_commands_and_takeaways(page, site_url, site_d
     summary = table(site_dir, "results_summary")
     if summary.get("available"):
         assert "shared machine" in all_text and summary["device"] in all_text
-    missing = page.evaluate("""[...document.querySelectorAll('.slides > section')].map((s, i) => [i, s])
+    missing = page.evaluate("""[...document.querySelectorAll('.slides > section:not(.end-slide)')].map((s, i) => [i, s])
         .filter(([i, s]) => i > 0 && !s.querySelector('.takeaway')).map(([i, s]) => i)""")
     assert missing == []
     assert page.locator(".slides svg[role=img]").count() >= 4
