@@ -1,9 +1,14 @@
 // The three-model lab: page wiring and the window.lab API (documented in the README).
 // Inference runs in worker.js; this file only tokenizes, renders and talks to it.
 
-import { Vocab, tokenize, UNK_ID } from '../core/tokenizer.js';
-import { CONTEXT, contextWindow, startHistory } from '../core/decoding.js';
-import { el, fmt, renderPreview, modelCard, renderOutput, renderStats, renderInspect, renderResults, backendName } from './view.js';
+import { Vocab, tokenize, UNK_ID, EOS_ID } from '../core/tokenizer.js';
+import { CONTEXT, checkFilters, contextWindow, startHistory } from '../core/decoding.js';
+import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
+import { el, fmt } from '../core/dom.js';
+import { renderPreview, modelCard, renderOutput, renderStats, renderResults, backendName, markSelected } from './view.js';
+import { installLinking, renderInspect } from './inspect-view.js';
+import { renderScore, renderScoreDetail } from './score-view.js';
+import { linkSlides } from './slides.js';
 
 const MODELS = new URL('../models/', import.meta.url);
 const t0 = performance.now();
@@ -48,7 +53,12 @@ const S = {
   status: null, // latest resolved status
   run: null, // current or last generation
   runCounter: 0,
-  selected: null,
+  selected: null, // inspected step
+  selectedKind: null, // the card the step was selected in
+  sameContext: false, // inspect all three models on the selected card's context
+  inspected: null, // {index, items} with the logits of the inspected step
+  score: null, // the last score result
+  busy: false, // a generation or a score is running
 };
 
 async function fetchJSON(name) {
@@ -176,8 +186,12 @@ function selectPreset(id) {
     source.hidden = true;
     return;
   }
-  $('prompt').value = preset.prompt;
-  $('preset-note').textContent = preset.note || '';
+  const whole = task() === 'score' && preset.source;
+  $('prompt').value = whole ? preset.source.text : preset.prompt;
+  if (whole) $('score-eos').checked = true;
+  $('preset-note').textContent = whole
+    ? `The whole story, scored with its end (<EOS>) as in the test evaluation. ${preset.note || ''}`
+    : preset.note || '';
   if (preset.source) {
     const src = preset.source;
     source.hidden = false;
@@ -193,11 +207,17 @@ function selectPreset(id) {
   schedulePreview();
 }
 
+function task() {
+  return document.querySelector('input[name="task"]:checked')?.value || 'generate';
+}
+
 function readControls() {
   return {
     prompt: $('prompt').value,
     mode: document.querySelector('input[name="mode"]:checked').value,
     temperature: Number($('temperature').value),
+    top_k: $('top-k').value.trim() === '' ? 0 : Number($('top-k').value),
+    top_p: Number($('top-p').value),
     seed: Number($('seed').value),
     limit: Number($('limit').value),
     backend: $('backend').value,
@@ -211,6 +231,8 @@ function writeControls(o) {
   }
   document.querySelector(`input[name="mode"][value="${o.mode}"]`).checked = true;
   $('temperature').value = String(o.temperature);
+  $('top-k').value = String(o.top_k);
+  $('top-p').value = String(o.top_p);
   $('seed').value = String(o.seed);
   $('limit').value = String(o.limit);
   $('backend').value = o.backend;
@@ -220,20 +242,59 @@ function writeControls(o) {
 
 function syncModeInputs() {
   const sampled = document.querySelector('input[name="mode"]:checked').value === 'sampled';
-  $('temperature').disabled = !sampled;
-  $('seed').disabled = !sampled;
+  for (const id of ['seed']) $(id).disabled = !sampled;
+  $('temperature-value').textContent = Number($('temperature').value).toFixed(2);
+  $('top-p-value').textContent = Number($('top-p').value).toFixed(2);
+}
+
+function syncTask() {
+  const scoring = task() === 'score';
+  $('generate-controls').hidden = scoring;
+  $('score-controls').hidden = !scoring;
+  $('generate').hidden = scoring;
+  $('score').hidden = !scoring;
+  $('prompt-label').textContent = scoring ? 'Text to score' : 'Prompt';
+  $('outputs-section').hidden = scoring;
+  $('inspect').hidden = scoring;
+  $('score-view').hidden = !scoring;
+  if ($('preset').value !== 'custom') selectPreset($('preset').value);
+}
+
+// ---------------------------------------------------------------- validation
+// Each problem is reported next to the control that caused it.
+const FIELDS = { prompt: 'prompt', temperature: 'temperature', top_k: 'top-k', top_p: 'top-p', seed: 'seed', limit: 'limit' };
+
+function problems(o) {
+  const out = {};
+  if (typeof o.prompt !== 'string') out.prompt = 'the prompt must be text';
+  if (!['greedy', 'sampled'].includes(o.mode)) out.mode = `mode must be "greedy" or "sampled", got "${o.mode}"`;
+  if (!(Number.isFinite(o.temperature) && o.temperature > 0)) out.temperature = 'temperature must be a number above 0';
+  try { checkFilters(o.top_k, 1); } catch { out.top_k = 'top-k must be a whole number, 0 or more (0 keeps every token)'; }
+  try { checkFilters(0, o.top_p); } catch { out.top_p = 'top-p must be above 0 and at most 1 (1 keeps every token)'; }
+  if (!(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= 4294967295)) out.seed = 'seed must be a whole number from 0 to 4294967295';
+  if (!(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= 1024)) out.limit = 'token limit must be a whole number from 1 to 1024';
+  return out;
+}
+
+function showProblems(found) {
+  for (const [key, id] of Object.entries(FIELDS)) {
+    const box = $(`${id}-error`);
+    box.hidden = !found[key];
+    box.textContent = found[key] || '';
+    $(id).setAttribute('aria-invalid', found[key] ? 'true' : 'false');
+  }
+}
+
+function validate(o) {
+  const found = problems(o);
+  showProblems(found);
+  const list = Object.values(found);
+  if (list.length) throw new Error(list.join('; '));
 }
 
 // ---------------------------------------------------------------- generation
-function validate(o) {
-  if (typeof o.prompt !== 'string') throw new Error('prompt must be a string');
-  if (!['greedy', 'sampled'].includes(o.mode)) throw new Error(`mode must be "greedy" or "sampled", got "${o.mode}"`);
-  if (!(Number.isFinite(o.temperature) && o.temperature > 0)) throw new Error('temperature must be a number above 0');
-  if (!(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= 4294967295)) throw new Error('seed must be an integer from 0 to 4294967295');
-  if (!(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= 1024)) throw new Error('token limit must be an integer from 1 to 1024');
-}
-
-// Tokens arrive faster than the screen refreshes on WASM: draw once per frame.
+// Tokens arrive faster than the screen refreshes on WASM: draw once per frame,
+// appending only the new chips of each card.
 const dirty = new Set();
 let frameRequested = false;
 function scheduleRender(kind) {
@@ -249,11 +310,10 @@ function flushRender() {
   if (!run || !dirty.size) return;
   for (const k of dirty) {
     const m = run.models[k];
-    renderOutput(S.views[k], run.promptTokens, m.tokens, m.steps, m.stats?.stop ?? null, selectStep, S.selected);
+    renderOutput(S.views[k], run.promptTokens, m.tokens, m.steps, m.stats?.stop ?? null, (i) => selectStep(k, i), S.selected);
     if (m.stats) renderStats(S.views[k], m.stats);
   }
   dirty.clear();
-  if (S.selected !== null) renderInspectPanel();
 }
 
 function onWorkerEvent(msg) {
@@ -261,9 +321,9 @@ function onWorkerEvent(msg) {
   if (!run || msg.runId !== run.id) return;
   const m = run.results[msg.prompt][msg.kind];
   if (msg.event === 'step') {
-    if (!m.firstContext) m.firstContext = msg.step.context;
     if (msg.prompt === 0) m.steps.push(msg.step); // only the shown prompt keeps its steps for inspection
-    if (msg.step.id !== S.metadata.special_ids.EOS) {
+    else m.stepCount += 1;
+    if (msg.step.id !== EOS_ID) {
       m.ids.push(msg.step.id);
       m.tokens.push(S.vocab.token(msg.step.id));
     }
@@ -273,81 +333,153 @@ function onWorkerEvent(msg) {
   if (msg.prompt === 0) scheduleRender(msg.kind);
 }
 
-function selectStep(index) {
-  S.selected = index;
+// The context a model read at step i of the shown run, and the history
+// index of its first slot.
+function stepContext(kind, index) {
   const run = S.run;
-  for (const kind of S.metadata.order) {
+  const history = startHistory(run.promptIds).concat(run.models[kind].ids.slice(0, index));
+  return { context: contextWindow(history), offset: history.length - CONTEXT, historyLength: history.length };
+}
+
+async function selectStep(kind, index) {
+  S.selected = index;
+  S.selectedKind = kind;
+  for (const k of S.metadata.order) markSelected(S.views[k], index);
+  await inspectStep();
+  // focus stays on the chip that was chosen (the redraw never replaces it)
+}
+
+async function inspectStep() {
+  const run = S.run;
+  const index = S.selected;
+  if (!run || index === null) return;
+  const from = S.sameContext ? S.selectedKind : null;
+  const requests = S.metadata.order.map((kind) => {
     const m = run.models[kind];
-    renderOutput(S.views[kind], run.promptTokens, m.tokens, m.steps, m.stats?.stop ?? null, selectStep, index);
-  }
+    const source = from || kind;
+    if (!from && index >= m.steps.length) return null;
+    if (from && index >= run.models[from].steps.length) return null;
+    const { context, offset } = stepContext(source, index);
+    const chosen = from && from !== kind ? null : run.models[source].steps[index]?.id ?? null;
+    return { kind, context, offset, chosen };
+  });
+  const token = ++S.inspectCounter;
+  $('inspect-hint').hidden = true;
+  const items = await Promise.all(requests.map(async (r) => {
+    if (!r) return null;
+    const entry = S.metadata.models[r.kind];
+    try {
+      const out = await call('run', { kind: r.kind, backend: run.backend, contexts: [r.context], matrix: Boolean(entry.heads) });
+      return { ...r, entry, logits: out.logits,
+        attention: out.attention ? splitRows(out.attention, out.attentionDims[1], out.attentionDims[2]) : null,
+        matrix: out.matrix || null, matrixDims: out.matrixDims ? out.matrixDims.slice(1) : null };
+    } catch (err) {
+      return { ...r, entry, error: err.message };
+    }
+  }));
+  if (token !== S.inspectCounter) return; // a newer selection won
+  S.inspected = { index, items: items.map((it) => (it && !it.error ? it : null)), from };
   renderInspectPanel();
-  const focused = document.querySelector(`.model-card .tok[data-step="${index}"]`);
-  if (focused && document.activeElement?.classList?.contains('tok')) {
-    const kind = document.activeElement.closest('.model-card')?.dataset.kind;
-    document.querySelector(`.model-card[data-kind="${kind}"] .tok[data-step="${index}"]`)?.focus();
-  }
+}
+
+function splitRows(data, rows, width) {
+  return Array.from({ length: rows }, (_, h) => data.subarray(h * width, (h + 1) * width));
 }
 
 function renderInspectPanel() {
-  if (!S.run || S.selected === null) return;
-  $('inspect-hint').hidden = true;
-  renderInspect($('inspect-body'), S.selected, S.run.models, S.metadata, S.vocab, S.run.options.mode);
+  if (!S.inspected) return;
+  let controls = readControls();
+  const found = problems(controls);
+  showProblems(found);
+  if (found.temperature || found.top_k || found.top_p) return; // keep the last drawing; the message says why
+  controls = { temperature: controls.temperature, top_k: controls.top_k, top_p: controls.top_p };
+  renderInspect($('inspect-body'), {
+    stepIndex: S.inspected.index, items: S.inspected.items, controls, vocab: S.vocab, metadata: S.metadata,
+    sameFrom: S.inspected.from,
+    onSameContext: (on) => { S.sameContext = on; inspectStep(); },
+    onScore: () => scoreContinuation(S.selectedKind),
+  });
+}
+
+// One click from a model's continuation to Score mode on that text.
+function scoreContinuation(kind) {
+  const run = S.run;
+  if (!run) return;
+  const text = S.vocab.decode([...run.promptIds, ...run.models[kind].ids]);
+  document.querySelector('input[name="task"][value="score"]').checked = true;
+  $('preset').value = 'custom';
+  $('prompt').value = text;
+  $('score-eos').checked = false;
+  syncTask();
+  $('preset-note').textContent = `${S.metadata.models[kind].label}'s continuation, as text: now every model reads it token by token.`;
+  schedulePreview();
+  score({ text }).catch((err) => showPageError(err.message));
 }
 
 // Generates for one or more prompts (the page shows the first); every
 // (model, prompt) pair decodes on its own, exactly as if run alone.
 async function runGeneration(options, prompts) {
   await lab.ready;
-  if (S.run && S.run.active) throw new Error('a generation is already running: call lab.stop() first');
+  if (S.busy) throw new Error('a generation is already running: call lab.stop() first');
   const o = { ...readControls(), ...options, prompt: prompts[0] };
   validate(o);
   for (const p of prompts) if (typeof p !== 'string') throw new Error('every prompt must be a string');
   writeControls(o);
+  if (task() !== 'generate') { document.querySelector('input[name="task"][value="generate"]').checked = true; syncTask(); }
   $('page-error').hidden = true;
-  const status = await useBackend(o.backend);
-  const analyses = prompts.map(analyse);
-  const run = {
-    id: ++S.runCounter, active: true, options: o, backend: status.backend,
-    promptIds: analyses[0].ids, promptTokens: analyses[0].tokens,
-    results: analyses.map(() => Object.fromEntries(S.metadata.order.map((k) =>
-      [k, { ids: [], tokens: [], steps: [], stats: null, firstContext: null }]))),
-  };
-  run.models = run.results[0];
-  for (const kind of S.metadata.order) {
-    renderStats(S.views[kind], null);
-    S.views[kind].output.replaceChildren();
-  }
-  S.run = run;
-  S.selected = null;
-  $('inspect-body').replaceChildren();
-  $('inspect-hint').hidden = false;
-  $('generate').disabled = true;
-  $('stop').disabled = false;
+  S.busy = true;
   try {
-    await call('generate', {
-      runId: run.id, kinds: S.metadata.order, backend: status.backend, prompts: analyses.map((a) => a.ids),
-      mode: o.mode, temperature: o.temperature, seed: o.seed >>> 0, limit: o.limit,
+    const status = await useBackend(o.backend);
+    const analyses = prompts.map(analyse);
+    const run = {
+      id: ++S.runCounter, active: true, options: o, backend: status.backend,
+      promptIds: analyses[0].ids, promptTokens: analyses[0].tokens,
+      results: analyses.map(() => Object.fromEntries(S.metadata.order.map((k) =>
+        [k, { ids: [], tokens: [], steps: [], stepCount: 0, stats: null }]))),
+    };
+    run.models = run.results[0];
+    for (const kind of S.metadata.order) {
+      renderStats(S.views[kind], null);
+      S.views[kind].output.replaceChildren();
+      S.views[kind].text.replaceChildren();
+    }
+    S.run = run;
+    S.selected = null;
+    S.inspected = null;
+    $('inspect-body').replaceChildren();
+    $('inspect-hint').hidden = false;
+    $('generate').disabled = true;
+    $('score').disabled = true;
+    $('stop').disabled = false;
+    try {
+      await call('generate', {
+        runId: run.id, kinds: S.metadata.order, backend: status.backend, prompts: analyses.map((a) => a.ids),
+        mode: o.mode, temperature: o.temperature, seed: o.seed >>> 0, limit: o.limit, top_k: o.top_k, top_p: o.top_p,
+      });
+    } finally {
+      flushRender();
+      run.active = false;
+    }
+    return analyses.map((analysis, p) => {
+      const models = {};
+      for (const kind of S.metadata.order) {
+        const m = run.results[p][kind];
+        models[kind] = {
+          ids: [...m.ids], tokens: [...m.tokens], text: S.vocab.decode(m.ids), stop: m.stats.stop,
+          error: m.stats.error, calls: m.stats.calls, new_tokens: m.stats.new_tokens, total_ms: m.stats.total_ms,
+          median_ms: m.stats.median_ms, compute_ms: m.stats.compute_ms, backend: m.stats.backend,
+          first_context: m.stats.first_context,
+        };
+      }
+      return { prompt: prompts[p], prompt_ids: analysis.ids, prompt_tokens: analysis.tokens,
+        history_length: analysis.history.length, backend: status.backend, options: { ...o, prompt: prompts[p] }, models };
     });
   } finally {
-    flushRender();
-    run.active = false;
+    S.busy = false;
     $('generate').disabled = false;
+    $('score').disabled = false;
     $('stop').disabled = true;
   }
-  return analyses.map((analysis, p) => {
-    const models = {};
-    for (const kind of S.metadata.order) {
-      const m = run.results[p][kind];
-      models[kind] = {
-        ids: [...m.ids], tokens: [...m.tokens], text: S.vocab.decode(m.ids), stop: m.stats.stop,
-        error: m.stats.error, calls: m.stats.calls, new_tokens: m.stats.new_tokens, total_ms: m.stats.total_ms,
-        median_ms: m.stats.median_ms, compute_ms: m.stats.compute_ms, backend: m.stats.backend,
-        first_context: m.firstContext ? [...m.firstContext] : null,
-      };
-    }
-    return { prompt: prompts[p], prompt_ids: analysis.ids, prompt_tokens: analysis.tokens,
-      history_length: analysis.history.length, backend: status.backend, options: { ...o, prompt: prompts[p] }, models };
-  });
 }
 
 async function generate(options = {}) {
@@ -364,12 +496,72 @@ async function stop() {
   if (S.run && S.run.active) await call('stop', { runId: S.run.id });
 }
 
-// ---------------------------------------------------------------- logits API
-async function runContexts(kind, contexts, { backend } = {}) {
+// ---------------------------------------------------------------- score mode
+const SCORE_BATCH = 64;
+
+// Teacher-forced scoring of one text by every model: the probability of each
+// actual token given the ones before it, cross-entropy and perplexity.
+async function score({ text, eos = false, backend } = {}) {
   await lab.ready;
-  if (!S.metadata.models[kind]) throw new Error(`unknown model "${kind}"; use one of ${S.metadata.order.join(', ')}`);
+  if (typeof text !== 'string') throw new Error('score needs {text: "..."}: the text to score');
+  if (S.busy) throw new Error('the lab is busy with a generation or a score: wait for it, or call lab.stop()');
   const status = await useBackend(backend ?? $('backend').value);
-  const out = await call('run', { kind, backend: status.backend, contexts });
+  const a = analyse(text);
+  if (!a.ids.length && !eos) throw new Error('the text has no tokens to score: type some words (or ask for the EOS target)');
+  S.busy = true;
+  $('generate').disabled = true;
+  $('score').disabled = true;
+  try {
+    const { targets, contexts } = scoreContexts(a.ids, Boolean(eos));
+    const models = {};
+    for (const kind of S.metadata.order) {
+      const logProbs = [];
+      try {
+        for (let start = 0; start < contexts.length; start += SCORE_BATCH) {
+          const batch = contexts.slice(start, start + SCORE_BATCH);
+          const out = await call('run', { kind, backend: status.backend, contexts: batch });
+          const C = S.metadata.vocab_size;
+          batch.forEach((_, b) => logProbs.push(logProbability(out.logits.subarray(b * C, (b + 1) * C), targets[start + b])));
+        }
+        models[kind] = { ...summarize(logProbs), error: null };
+      } catch (err) {
+        models[kind] = { probabilities: [], cross_entropy: null, perplexity: null, error: err.message };
+      }
+    }
+    const result = { text, tokens: a.tokens.concat(eos ? ['<EOS>'] : []), ids: targets, eos: Boolean(eos),
+      backend: status.backend, models };
+    S.score = { ...result, contexts };
+    if (task() !== 'score') { document.querySelector('input[name="task"][value="score"]').checked = true; syncTask(); }
+    renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
+    return result;
+  } finally {
+    S.busy = false;
+    $('generate').disabled = false;
+    $('score').disabled = false;
+  }
+}
+
+async function selectScoreToken(position) {
+  const sc = S.score;
+  if (!sc) return;
+  const context = sc.contexts[position];
+  const items = await Promise.all(S.metadata.order.map(async (kind) => {
+    try {
+      const out = await call('run', { kind, backend: sc.backend, contexts: [context] });
+      return { kind, logits: out.logits };
+    } catch (err) {
+      return { kind, error: err.message };
+    }
+  }));
+  renderScoreDetail($('score-detail'), { sc, position, context, items, metadata: S.metadata, vocab: S.vocab });
+}
+
+// ---------------------------------------------------------------- logits API
+async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
+  await lab.ready;
+  if (!Object.hasOwn(S.metadata.models, kind)) throw new Error(`unknown model "${kind}"; use one of ${S.metadata.order.join(', ')}`);
+  const status = await useBackend(backend ?? $('backend').value);
+  const out = await call('run', { kind, backend: status.backend, contexts, matrix });
   const C = S.metadata.vocab_size;
   const logits = contexts.map((_, b) => out.logits.slice(b * C, (b + 1) * C));
   let attention = null;
@@ -378,13 +570,26 @@ async function runContexts(kind, contexts, { backend } = {}) {
     attention = contexts.map((_, b) => Array.from({ length: heads }, (__, h) =>
       Array.from(out.attention.subarray((b * heads + h) * slots, (b * heads + h + 1) * slots))));
   }
-  return { logits, attention, backend: status.backend, ms: out.ms };
+  return { logits, attention, matrix: out.matrix || null, matrixDims: out.matrixDims || null, backend: status.backend, ms: out.ms };
 }
 
 async function logits(kind, ids, options = {}) {
   const batch = Array.isArray(ids[0]);
   const out = await runContexts(kind, batch ? ids : [ids], options);
   return batch ? out.logits : out.logits[0];
+}
+
+// The full causal attention matrix of one 64-ID context, computed in the ONNX
+// graph: [head][query][key], rows as in forward_details (a PAD query's row is 0).
+async function attentionMatrix(kind, ids, options = {}) {
+  await lab.ready;
+  if (!Object.hasOwn(S.metadata.models, kind)) throw new Error(`unknown model "${kind}"; use one of ${S.metadata.order.join(', ')}`);
+  if (!S.metadata.models[kind].heads) throw new Error(`${kind} has no attention, so it has no attention matrix`);
+  if (!Array.isArray(ids) || ids.length !== CONTEXT) throw new Error(`attentionMatrix needs one context of ${CONTEXT} IDs`);
+  const out = await runContexts(kind, [ids], { ...options, matrix: true });
+  const [, heads, T] = out.matrixDims;
+  return Array.from({ length: heads }, (_, h) => Array.from({ length: T }, (__, q) =>
+    Array.from(out.matrix.subarray((h * T + q) * T, (h * T + q + 1) * T))));
 }
 
 async function benchmark(kind, { backend, runs = 20 } = {}) {
@@ -396,14 +601,23 @@ async function benchmark(kind, { backend, runs = 20 } = {}) {
   return { kind, backend: status.backend, times, median_ms: sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2 };
 }
 
+// ---------------------------------------------------------------- phones
+// Below 700 px only one model card shows at a time; these buttons switch it.
+function showModel(kind) {
+  document.querySelector('main').dataset.show = kind;
+  for (const b of $('model-tabs').querySelectorAll('button')) b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
+}
+
 // ---------------------------------------------------------------- start-up
 async function start() {
   const [metadata, itos, presets] = await Promise.all([fetchJSON('metadata.json'), fetchJSON('vocab.json'), fetchJSON('presets.json')]);
   S.metadata = metadata;
   S.vocab = new Vocab(itos);
   S.presets = presets;
+  S.inspectCounter = 0;
   lab.metadata = metadata;
   lab.presets = presets;
+  linkSlides();
 
   // presets
   const select = $('preset');
@@ -412,7 +626,7 @@ async function start() {
     if (!groups.has(p.group)) groups.set(p.group, el('optgroup', { label: p.group }));
     groups.get(p.group).append(el('option', { value: p.id, text: p.label }));
   }
-  select.replaceChildren(...groups.values(), el('option', { value: 'custom', text: 'Your own prompt' }));
+  select.replaceChildren(...groups.values(), el('option', { value: 'custom', text: 'Your own text' }));
   select.addEventListener('change', () => selectPreset(select.value));
   $('prompt').addEventListener('input', () => {
     if (select.value !== 'custom') selectPreset('custom');
@@ -420,8 +634,13 @@ async function start() {
   });
   selectPreset(presets.find((p) => p.group === 'Held-out test story')?.id || presets[0]?.id);
 
-  // controls
+  // controls: the sampling controls redraw the inspected distribution at once
   for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener('change', syncModeInputs);
+  for (const r of document.querySelectorAll('input[name="task"]')) r.addEventListener('change', syncTask);
+  for (const id of ['temperature', 'top-k', 'top-p']) {
+    $(id).addEventListener('input', () => { syncModeInputs(); renderInspectPanel(); });
+  }
+  for (const id of ['seed', 'limit']) $(id).addEventListener('input', () => showProblems(problems(readControls())));
   syncModeInputs();
   const initial = new URLSearchParams(location.search).get('backend');
   if (['auto', 'webgpu', 'wasm'].includes(initial)) $('backend').value = initial;
@@ -431,24 +650,36 @@ async function start() {
   $('generate').addEventListener('click', () => {
     generate().catch((err) => showPageError(err.message));
   });
+  $('score').addEventListener('click', () => {
+    score({ text: $('prompt').value, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));
+  });
   $('stop').addEventListener('click', () => { stop(); });
 
-  // model cards and results
+  // model cards (with the phone switcher) and results
   const outputs = $('outputs');
   for (const kind of metadata.order) {
     S.views[kind] = modelCard(kind, metadata.models[kind]);
+    S.views[kind].scoreThis.addEventListener('click', () => scoreContinuation(kind));
     outputs.append(S.views[kind].card);
+    $('model-tabs').append(el('button', { type: 'button', 'data-kind': kind, 'aria-pressed': 'false',
+      'aria-controls': `card-${kind}`, onclick: () => showModel(kind), text: metadata.models[kind].label }));
   }
+  showModel(metadata.order[metadata.order.length - 1]);
+  installLinking($('inspect'));
   renderResults($('results-table'), metadata);
   $('dataset-attribution').textContent = `Stories: ${metadata.dataset.attribution}`;
+  syncTask();
 
   // models: download + verify, then sessions and warm-up on the chosen runtime
   const report = await call('load', { base: MODELS.href, metadata });
   S.load = report;
   renderLoadTable();
+  $('wait-note').textContent = 'Preparing the runtime…';
   const status = await useBackend($('backend').value).catch((err) => ({ ok: false, error: err.message, models: {} }));
   const anyReady = Object.values(status.models || {}).some((m) => m.ok);
   $('generate').disabled = !anyReady;
+  $('score').disabled = !anyReady;
+  $('wait-note').textContent = anyReady ? '' : 'No model could start: see the runtime details below.';
   const models = {};
   for (const kind of metadata.order) {
     const load = report[kind];
@@ -469,7 +700,7 @@ async function start() {
 }
 
 const lab = {
-  version: 1,
+  version: 2,
   context: CONTEXT,
   metadata: null,
   presets: null,
@@ -481,6 +712,8 @@ const lab = {
   run: runContexts,
   generate,
   generateMany,
+  score,
+  attentionMatrix,
   stop,
   benchmark,
   setBackend: (choice) => { $('backend').value = choice; return useBackend(choice); },

@@ -4,8 +4,7 @@
 
 import * as ort from '../vendor/onnxruntime-web/ort.all.min.mjs';
 import { sha256Hex } from '../core/sha256.js';
-import { CONTEXT, choose, contextWindow, mulberry32, samplingWeights, softmax, startHistory, topK } from '../core/decoding.js';
-import { EOS_ID } from '../core/tokenizer.js';
+import { CONTEXT, Decoder, contextWindow, startHistory } from '../core/decoding.js';
 
 // ort.all.min.mjs runs both WebGPU and WASM sessions on this one WebAssembly build (JSEP).
 const RUNTIME_WASM = 'ort-wasm-simd-threaded.jsep.wasm';
@@ -126,10 +125,11 @@ async function probeWebGPU() {
 
 function feeds(contexts) {
   const flat = new BigInt64Array(contexts.length * CONTEXT);
-  contexts.forEach((ctx, b) => {
+  for (let b = 0; b < contexts.length; b++) {
+    const ctx = contexts[b];
     if (ctx.length !== CONTEXT) throw new Error(`a context must hold ${CONTEXT} IDs, got ${ctx.length}`);
-    ctx.forEach((id, j) => { flat[b * CONTEXT + j] = BigInt(id); });
-  });
+    for (let j = 0; j < CONTEXT; j++) flat[b * CONTEXT + j] = BigInt(ctx[j]);
+  }
   return { context_ids: new ort.Tensor('int64', flat, [contexts.length, CONTEXT]) };
 }
 
@@ -143,13 +143,20 @@ async function createSession(kind, backend) {
   return { session, create_ms: createMs, warmup_ms: performance.now() - t1 };
 }
 
-async function runSession(session, contexts) {
-  const outputs = await session.run(feeds(contexts));
+// Fetches logits and the final query's attention; the full causal matrix
+// (output attention_matrix) only when asked for.
+async function runSession(session, contexts, { matrix = false } = {}) {
+  const names = session.outputNames.filter((n) => n !== 'attention_matrix' || matrix);
+  const outputs = await session.run(feeds(contexts), names);
   const logits = outputs.logits;
   const result = { logits: new Float32Array(await logits.getData()), dims: logits.dims.map(Number) };
   if (outputs.attention) {
     result.attention = new Float32Array(await outputs.attention.getData());
     result.attentionDims = outputs.attention.dims.map(Number);
+  }
+  if (outputs.attention_matrix) {
+    result.matrix = new Float32Array(await outputs.attention_matrix.getData());
+    result.matrixDims = outputs.attention_matrix.dims.map(Number);
   }
   for (const t of Object.values(outputs)) t.dispose?.();
   return result;
@@ -205,10 +212,13 @@ function sessionFor(kind, backend) {
   throw new Error(`${kind} is not available on ${backend}: ${why}`);
 }
 
-async function run({ kind, backend, contexts }) {
+async function run({ kind, backend, contexts, matrix = false }) {
   const session = sessionFor(kind, backend);
+  if (matrix && !session.outputNames.includes('attention_matrix')) {
+    throw new Error(`${kind} has no attention, so it has no attention matrix`);
+  }
   const t0 = performance.now();
-  const out = await serialized(() => runSession(session, contexts));
+  const out = await serialized(() => runSession(session, contexts, { matrix }));
   out.ms = performance.now() - t0;
   out.backend = backend;
   return out;
@@ -233,69 +243,55 @@ function median(values) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-// One decoding loop per model and prompt. The models take turns, one model
-// call at a time; a model's active prompts share that call as one batch.
-// Each token is posted as soon as it is chosen.
-async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit }) {
+// One decoding loop (web/core's Decoder) per model and prompt. The models
+// take turns, one model call at a time; a model's active prompts share that
+// call as one batch. Each choice is posted as soon as it is made; the page
+// rebuilds contexts and the inspected distributions from the IDs.
+async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit, top_k: topK = 0, top_p: topP = 1 }) {
   const C = state.metadata.vocab_size;
+  const options = { mode, temperature, seed, limit, top_k: topK, top_p: topP };
   const models = kinds.map((kind) => ({
-    kind, error: null,
-    loops: prompts.map((promptIds, prompt) => ({
-      kind, prompt, history: startHistory(promptIds), rng: mulberry32(seed), ids: [], times: [],
-      stop: null, error: null, t0: performance.now(),
-    })),
+    kind,
+    loops: prompts.map((promptIds, prompt) => Object.assign(new Decoder(promptIds, options),
+      { kind, prompt, times: [], error: null, t0: performance.now(), reported: false })),
   }));
   const finish = (loop, stop, error = null) => {
-    loop.stop = stop;
+    loop.finish(stop);
     loop.error = error;
+  };
+  const report = (loop) => {
+    if (loop.reported || !loop.stop) return;
+    loop.reported = true;
     postMessage({ event: 'done', runId, kind: loop.kind, prompt: loop.prompt, stats: stats(loop, backend) });
   };
   for (const model of models) {
     try { sessionFor(model.kind, backend); } catch (err) { model.loops.forEach((l) => finish(l, 'error', describeError(err))); }
+    model.loops.forEach(report);
   }
   const unfinished = () => models.some((m) => m.loops.some((l) => !l.stop));
   while (unfinished()) {
     for (const model of models) {
-      for (const loop of model.loops) {
-        if (loop.stop) continue;
-        if (state.stops.has(runId)) finish(loop, 'stopped');
-        else if (loop.ids.length >= limit) finish(loop, 'limit');
-      }
+      if (state.stops.has(runId)) model.loops.forEach((l) => finish(l, 'stopped'));
+      model.loops.forEach(report);
       const active = model.loops.filter((l) => !l.stop);
       if (!active.length) continue;
-      const contexts = active.map((l) => contextWindow(l.history));
       let out;
       try {
+        const contexts = active.map((l) => l.context());
+        for (const l of active) if (!l.first) l.first = [...l.context()]; // once per loop, for lab.generate's report
         out = await run({ kind: model.kind, backend, contexts });
       } catch (err) {
-        active.forEach((l) => finish(l, 'error', describeError(err)));
+        active.forEach((l) => { finish(l, 'error', describeError(err)); report(l); });
         continue;
       }
-      active.forEach((loop, b) => {
+      for (let b = 0; b < active.length; b++) {
+        const loop = active[b];
         loop.times.push(out.ms);
-        const logits = out.logits.subarray(b * C, (b + 1) * C);
-        const next = choose(logits, mode, temperature, loop.rng);
-        const probs = softmax(logits);
-        const step = {
-          index: loop.times.length - 1, id: next, context: contexts[b], ms: out.ms, batch: contexts.length,
-          top: topK(probs, 10).map((id) => ({ id, p: probs[id] })), chosen_p: probs[next],
-        };
-        if (mode === 'sampled') {
-          const w = samplingWeights(logits, temperature);
-          const total = w.reduce((a, c) => a + c, 0);
-          step.top.forEach((t) => { t.q = w[t.id] / total; });
-          step.chosen_q = w[next] / total;
-        }
-        if (out.attention) {
-          const [, heads, slots] = out.attentionDims;
-          step.attention = { dims: [heads, slots], data: Array.from(out.attention.subarray(b * heads * slots, (b + 1) * heads * slots)) };
-        }
-        postMessage({ event: 'step', runId, kind: loop.kind, prompt: loop.prompt, step });
-        if (next === EOS_ID) { finish(loop, 'eos'); return; }
-        loop.history.push(next);
-        loop.ids.push(next);
-        if (loop.ids.length >= limit) finish(loop, 'limit');
-      });
+        const id = loop.step(out.logits.subarray(b * C, (b + 1) * C));
+        postMessage({ event: 'step', runId, kind: loop.kind, prompt: loop.prompt,
+          step: { index: loop.calls - 1, id, ms: out.ms, batch: active.length } });
+        report(loop);
+      }
     }
     await yieldToEvents();
   }
@@ -305,7 +301,7 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
 
 function stats(loop, backend) {
   return {
-    ids: loop.ids, stop: loop.stop, error: loop.error, calls: loop.times.length,
+    ids: loop.ids, stop: loop.stop, error: loop.error, calls: loop.times.length, first_context: loop.first || null,
     new_tokens: loop.ids.length, total_ms: performance.now() - loop.t0,
     median_ms: median(loop.times), compute_ms: loop.times.reduce((a, b) => a + b, 0), backend,
   };
@@ -323,6 +319,7 @@ self.onmessage = async (event) => {
     const transfer = [];
     if (result && result.logits instanceof Float32Array) transfer.push(result.logits.buffer);
     if (result && result.attention instanceof Float32Array) transfer.push(result.attention.buffer);
+    if (result && result.matrix instanceof Float32Array) transfer.push(result.matrix.buffer);
     postMessage({ id, ok: true, result }, transfer);
   } catch (err) {
     postMessage({ id, ok: false, error: describeError(err) });
