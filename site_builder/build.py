@@ -121,14 +121,14 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
 def build(inp: Inputs) -> Path:
     """Build the site into ``inp.out``. Raises BuildError (naming the input) and
     leaves ``inp.out`` untouched on any failure."""
+    if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
+        raise BuildError(f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
+                         f"`python -m site_builder.notebooks`; for development without them pass --no-notebooks)")
     tables = load_tables(inp.tables, inp.root)
     decks, index = render_pages(inp, tables)
     if inp.export is not None and not inp.export.is_dir():
         raise BuildError(f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
                          f"for development without it pass --no-export)")
-    if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
-        raise BuildError(f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
-                         f"`python -m site_builder.notebooks`; for development without them pass --no-notebooks)")
     out = inp.out
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.parent / f".{out.name}.staging"
