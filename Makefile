@@ -7,7 +7,7 @@ WHEELS := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 PORT ?= 8000
 
-.PHONY: all deps site serve test train train-resume bench clean
+.PHONY: all deps site notebooks serve test train train-resume bench clean
 
 all: site
 
@@ -27,7 +27,13 @@ site: deps
 	$(PY) -m models.ensure
 	$(PY) -m export
 	$(PY) -m export.tables
+	$(PY) -m site_builder.notebooks $(NOTEBOOK_FLAGS)
 	$(PY) -m site_builder
+
+# the companion notebooks (notebooks/*.py), executed again even when unchanged
+# (`make site` re-executes only those whose source, tables or code changed)
+notebooks: NOTEBOOK_FLAGS := --force
+notebooks: site
 
 # make serve PORT=8001 to use another port
 serve: site
@@ -46,6 +52,7 @@ train-resume: deps
 bench: site
 	$(PY) -m export.bench
 	$(PY) -m export.tables
+	$(PY) -m site_builder.notebooks
 	$(PY) -m site_builder
 
 clean:

@@ -27,7 +27,7 @@ from models.swap import build_lock, fresh_staging, swap_in
 
 from .metadata import build_metadata, model_entry
 from .onnx_export import export_onnx, ort_run, ort_session
-from .parity import build_parity, parity_contexts
+from .parity import attention_matrices, build_parity, parity_contexts
 from .presets import build_presets
 
 CACHE = "cache.json"
@@ -118,6 +118,8 @@ def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> No
         diff = {"max_abs_logits": _max_abs(got["logits"], reference[kind]["logits"])}
         if "attention" in got:
             diff["max_abs_attention"] = _max_abs(got["attention"], reference[kind]["attention"])
+            diff["max_abs_attention_matrix"] = _max_abs(got["attention_matrix"],
+                                                        attention_matrices(model, batch.tolist()))
         diff["contexts"] = len(contexts)
         if max(v for k, v in diff.items() if k.startswith("max_abs")) > PARITY_TOLERANCE:
             raise ExportError(f"{path.name}: onnxruntime disagrees with PyTorch on the parity contexts: {diff}")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .assemble import BuildError
 from .build import Inputs, build
+from .notebooks import OUT as NOTEBOOKS
 
 
 def parse_args(argv=None) -> Inputs:
@@ -18,9 +19,14 @@ def parse_args(argv=None) -> Inputs:
     p.add_argument("--export", type=Path, default=d.export, help="export folder copied to site/onnx/")
     p.add_argument("--no-export", action="store_true",
                    help="development only: do not copy the export (site/onnx/ will be absent)")
+    p.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
+                   help="folder of executed notebooks copied to site/notebooks/ (python -m site_builder.notebooks)")
+    p.add_argument("--no-notebooks", action="store_true",
+                   help="development only: leave the notebooks out (site/notebooks/ will be absent)")
     p.add_argument("--out", type=Path, default=d.out, help="output folder, replaced only on success")
     a = p.parse_args(argv)
-    return Inputs(content=a.content, tables=a.tables, export=None if a.no_export else a.export, out=a.out)
+    return Inputs(content=a.content, tables=a.tables, export=None if a.no_export else a.export, out=a.out,
+                  notebooks=None if a.no_notebooks else a.notebooks)
 
 
 def main(argv=None) -> int:

@@ -13,7 +13,7 @@ from models.files import read_json
 from models.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR
 from models.swap import build_lock, fresh_staging, recover, swap_in
 
-from . import assemble
+from . import assemble, navigation
 from .archive import NAME as ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
@@ -33,6 +33,7 @@ class Inputs:
     static: Path = HERE / "static"
     node_modules: Path = assemble.NODE_MODULES
     web: Path = assemble.WEB
+    notebooks: Path | None = None   # executed notebooks (python -m site_builder.notebooks); None: none
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -73,8 +74,22 @@ def render_pages(inp: Inputs, tables: dict) -> tuple[list, object]:
     return decks, page
 
 
+def copy_notebooks(inp: Inputs, staging: Path) -> list[Path]:
+    """The executed companion notebooks -> site/notebooks/<deck>.ipynb."""
+    if inp.notebooks is None:
+        return []
+    target = staging / "notebooks"
+    target.mkdir(exist_ok=True)
+    copied = []
+    for path in sorted(inp.notebooks.glob("*.ipynb")):
+        shutil.copyfile(path, target / path.name)
+        copied.append(target / path.name)
+    return copied
+
+
 def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
     assemble.vendor(staging, inp.node_modules)
+    assemble.write_runtime_manifest(staging)
     assemble.copy_web(staging, inp.web)
     if inp.export is not None:
         assemble.copy_export(staging, inp.export)
@@ -84,16 +99,20 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
-    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME)
+    executed = copy_notebooks(inp, staging)
+    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME,
+                                extra={f"notebooks/{p.name}": p.read_bytes() for p in executed})
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(inp.templates)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     (staging / "decks").mkdir(exist_ok=True)
-    for deck in decks:
-        html = env.get_template("deck.html").render(deck=deck, root="../")
-        (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
     lab = (inp.web / "lab" / "index.html").is_file()
-    html = env.get_template("index.html").render(index=index, decks=decks, root="", lab=lab,
+    nav = navigation.links(decks, lab)
+    for deck in decks:
+        html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
+        (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
+    navigation.write_reading_views(env, staging, decks, nav)
+    html = env.get_template("index.html").render(index=index, decks=decks, nav=nav, root="", lab=lab,
                                                  zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
     (staging / "index.html").write_text(html, encoding="utf-8")
 
@@ -126,6 +145,9 @@ def build(inp: Inputs) -> Path:
 
 
 def _build_locked(inp: Inputs) -> None:
+    if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
+        raise BuildError(f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
+                         f"`python -m site_builder.notebooks`; for development without them pass --no-notebooks)")
     tables = load_tables(inp.tables, inp.root)
     decks, index = render_pages(inp, tables)
     if inp.export is not None and not inp.export.is_dir():

@@ -83,8 +83,8 @@ def test_mini_build_renders_the_conventions(mini, capsys):
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 0, log
     html = (out / "decks" / "mini.html").read_text(encoding="utf-8")
-    assert html.count("<section") == 2
-    assert "Value 0.123" in html
+    assert html.count("<section") == 3   # two slides and the closing links
+    assert 'Value <span class="v" data-source="mini.x" data-digits="3" data-kind="num">0.123</span>' in html
     assert '<table class="data " data-source="mini.t" data-digits="4">' in html
     assert "<td class=\"n\">2.5000</td>" in html
     assert html.count('class="katex"') == 2  # one on the slide, one in the notes

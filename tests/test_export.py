@@ -20,6 +20,7 @@ from export import pipeline
 from export.__main__ import main as export_main
 from export.decoding import generate
 from export.onnx_export import ort_run, ort_session
+from export.parity import attention_matrices
 from models.checkpoints import CHECKPOINT_DIR, load_checkpoint, load_vocab, save_checkpoint, sha256_file
 from models.corpus import prepare
 from models.nets import KINDS, build, count_parameters
@@ -73,7 +74,7 @@ def test_onnx_interface(exported, metadata):
         assert [i.name for i in proto.graph.input] == ["context_ids"]
         assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.INT64
         names = [o.name for o in proto.graph.output]
-        assert names == (["logits"] if kind == "mlp" else ["logits", "attention"])
+        assert names == (["logits"] if kind == "mlp" else ["logits", "attention", "attention_matrix"])
         # FP32 weights throughout
         assert all(t.data_type == onnx.TensorProto.FLOAT for t in proto.graph.initializer
                    if t.data_type in (onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT))
@@ -86,6 +87,9 @@ def test_onnx_interface(exported, metadata):
                 heads = metadata["models"][kind]["heads"]
                 assert out["attention"].shape == (batch, heads, 64)
                 np.testing.assert_allclose(out["attention"].sum(-1), 1.0, atol=1e-5)
+                assert out["attention_matrix"].shape == (batch, heads, 64, 64)
+                # the matrix's last row is the final query's attention
+                np.testing.assert_allclose(out["attention_matrix"][:, :, -1], out["attention"], atol=1e-6)
 
 
 def test_onnxruntime_matches_pytorch_on_parity_contexts(exported, parity, torch_models):
@@ -107,6 +111,13 @@ def test_onnxruntime_matches_pytorch_on_parity_contexts(exported, parity, torch_
             # PAD slots get exactly zero weight, real slots sum to one
             pads = ids == PAD_ID
             assert np.all(got["attention"][np.broadcast_to(pads[:, None, :], got["attention"].shape)] == 0.0)
+            # the full matrix is forward_details' weights: causal, PAD keys masked, PAD query rows zero
+            matrix = got["attention_matrix"]
+            assert np.abs(matrix - attention_matrices(model, ids.tolist())).max() <= 1e-5, kind
+            assert np.all(np.triu(np.ones((64, 64), bool), 1)[None, None] <= (matrix == 0.0))
+            assert np.all(matrix[np.broadcast_to(pads[:, None, :, None], matrix.shape)] == 0.0)
+            real_rows = matrix.sum(-1)[np.broadcast_to(~pads[:, None, :], matrix.shape[:3])]
+            np.testing.assert_allclose(real_rows, 1.0, atol=1e-5)
 
 
 def test_parity_contexts_cover_the_required_cases(parity, metadata):
@@ -144,6 +155,8 @@ def test_reference_continuations_follow_the_decoding_rule(parity, presets, torch
             assert generate(logits_fn, p["prompt_ids"], mode="greedy", limit=24) == without_margin(refs[p["id"]]["greedy"])
             assert generate(logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7,
                             limit=24) == without_margin(refs[p["id"]]["sampled"])
+            assert generate(logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7, top_k=20,
+                            top_p=0.9, limit=24) == without_margin(refs[p["id"]]["filtered"])
         for ref in refs.values():
             for run in ref.values():
                 assert run["stop"] in ("eos", "limit") and len(run["ids"]) <= 24

@@ -9,7 +9,8 @@ import math
 from xml.sax.saxutils import escape
 
 COLOURS = {"mlp": "#b45309", "attn1": "#2563eb", "attn4": "#059669"}
-DASHES = {0: "", 1: "6 4", 2: "2 3"}          # by seed order: solid, dashed, dotted
+DASHES = {0: "", 1: "6 4", 2: "2 3"}
+SHORT = {"mlp": "fixed-window MLP", "attn1": "one head", "attn4": "four heads"}          # by seed order: solid, dashed, dotted
 FONT = 'font-family="system-ui, sans-serif"'
 
 
@@ -135,43 +136,117 @@ def _legend(frame: Frame, kinds, labels, seeds) -> list[str]:
     return out
 
 
-def perplexity_bars(summary: list[dict], runs: list[dict]) -> str:
-    """A bar per model at its mean test perplexity, a ±1 SD whisker, and a dot
-    for each run."""
-    tops = [s["ppl_mean"] + (s["ppl_sd"] or 0) for s in summary] + [r["test_perplexity"] for r in runs]
-    frame = Frame([0, 1], nice_ticks(0, max(tops), 5), width=640, height=420, right=20)
-    n = len(summary)
-    slot = 1 / n
-    centres = [slot * (i + 0.5) for i in range(n)]
-    body = frame.axes("model", "test perplexity (lower is better)",
-                      xtick_labels=[(c, s["label"]) for c, s in zip(centres, summary)])
-    bar_w = (frame.x(slot) - frame.x(0)) * 0.5
-    for c, s in zip(centres, summary):
-        x = frame.x(c)
-        colour = COLOURS[s["kind"]]
-        sd_text = f" ± {s['ppl_sd']:.2f} (1 SD)" if s["ppl_sd"] is not None else ""
-        name = f"{s['label']}: mean {s['ppl_mean']:.2f}{sd_text} over {s['n_runs']} run(s)"
-        body.append(f'<rect class="bar" data-kind="{s["kind"]}" x="{round(x - bar_w / 2, 2)}" y="{frame.y(s["ppl_mean"])}" '
-                    f'width="{round(bar_w, 2)}" height="{round(frame.y(0) - frame.y(s["ppl_mean"]), 2)}" '
-                    f'fill="{colour}" fill-opacity="0.75"><title>{escape(name)}</title></rect>')
-        if s["ppl_sd"] is not None:
-            lo, hi = frame.y(s["ppl_mean"] - s["ppl_sd"]), frame.y(s["ppl_mean"] + s["ppl_sd"])
-            body.append(f'<g class="sd" data-kind="{s["kind"]}" stroke="#0f172a" stroke-width="2">'
-                        f'<line x1="{x}" x2="{x}" y1="{lo}" y2="{hi}"/>'
-                        f'<line x1="{x - 10}" x2="{x + 10}" y1="{lo}" y2="{lo}"/>'
-                        f'<line x1="{x - 10}" x2="{x + 10}" y1="{hi}" y2="{hi}"/></g>')
-        label_y = (frame.y(s["ppl_mean"] + s["ppl_sd"]) if s["ppl_sd"] is not None else frame.y(s["ppl_mean"])) - 10
-        body.append(f'<text {FONT} font-size="14" font-weight="600" fill="#0f172a" x="{x}" y="{label_y}" '
-                    f'text-anchor="middle">{s["ppl_mean"]:.2f}{escape(sd_text.replace(" (1 SD)", ""))}</text>')
-        mine = [r for r in runs if r["kind"] == s["kind"]]
-        for j, r in enumerate(mine):
-            dx = (j - (len(mine) - 1) / 2) * 14
-            body.append(f'<circle class="run-dot" cx="{round(x + bar_w / 2 + 14 + dx + 14, 2)}" '
-                        f'cy="{frame.y(r["test_perplexity"])}" r="4" fill="{colour}" stroke="#0f172a">'
-                        f'<title>seed {r["seed"]}: {r["test_perplexity"]:.2f}</title></circle>')
-    desc = ("Mean test perplexity per model with a ±1 sample-standard-deviation bar over the seeds, "
-            "and one dot per run. " + "; ".join(
+def _panel_ticks(values: list[float], pad: float = 0.08) -> list[float]:
+    """Round ticks around the values, not from zero, with a little room."""
+    lo, hi = min(values), max(values)
+    span = max(hi - lo, 1e-9)
+    return nice_ticks(lo - pad * span, hi + pad * span, 4)
+
+
+def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", "attn4")) -> str:
+    """Mean test perplexity per model as a diamond with a ±1 SD whisker and a
+    dot per run, on an axis that does not start at zero (so the whiskers stay
+    visible). A second panel zooms in on the attention models, whose gap and
+    spread are small next to the MLP's distance from them."""
+    def extent(items):
+        vals = []
+        for s in items:
+            sd = s["ppl_sd"] or 0
+            vals += [s["ppl_mean"] - sd, s["ppl_mean"] + sd]
+            vals += [r["test_perplexity"] for r in runs if r["kind"] == s["kind"]]
+        return vals
+
+    zoomed = [s for s in summary if s["kind"] in zoom_kinds]
+    panels = [("all models", summary, 84, 470)]
+    if len(zoomed) >= 2 and len(zoomed) < len(summary):
+        panels.append(("attention models, zoomed in", zoomed, 594, 980))
+    width, height = 1000, 430
+    body: list[str] = []
+    for name, items, x0, x1 in panels:
+        frame = Frame([0, 1], _panel_ticks(extent(items)), width=x1 - x0 + 64 + 10, height=height,
+                      left=64, right=10, top=44, bottom=66)
+        shift = x0 - 64
+        body.append(f'<g class="panel" data-panel="{escape(name)}" transform="translate({shift} 0)">')
+        n = len(items)
+        centres = [(i + 0.5) / n for i in range(n)]
+        body += frame.axes("", "test perplexity (lower is better)",
+                           xtick_labels=[(c, SHORT.get(s["kind"], s["label"])) for c, s in zip(centres, items)])
+        body.append(f'<text {FONT} font-size="15" font-weight="600" fill="#0f172a" '
+                    f'x="{(frame.left + frame.width - frame.right) / 2}" y="24" text-anchor="middle">'
+                    f'{escape(name)}</text>')
+        for c, s in zip(centres, items):
+            x = frame.x(c)
+            colour = COLOURS[s["kind"]]
+            sd_text = f" ± {s['ppl_sd']:.2f}" if s["ppl_sd"] is not None else ""
+            label = f"{s['label']}: mean {s['ppl_mean']:.2f}{sd_text} (1 SD) over {s['n_runs']} run(s)"
+            if s["ppl_sd"] is not None:
+                lo, hi = frame.y(s["ppl_mean"] - s["ppl_sd"]), frame.y(s["ppl_mean"] + s["ppl_sd"])
+                body.append(f'<g class="sd" data-kind="{s["kind"]}" data-length="{round(lo - hi, 2)}" '
+                            f'stroke="#0f172a" stroke-width="2">'
+                            f'<line x1="{x}" x2="{x}" y1="{lo}" y2="{hi}"/>'
+                            f'<line x1="{x - 10}" x2="{x + 10}" y1="{lo}" y2="{lo}"/>'
+                            f'<line x1="{x - 10}" x2="{x + 10}" y1="{hi}" y2="{hi}"/></g>')
+            ym = frame.y(s["ppl_mean"])
+            body.append(f'<path class="mean" data-kind="{s["kind"]}" d="M{x},{ym - 9} L{x + 9},{ym} L{x},{ym + 9} '
+                        f'L{x - 9},{ym} z" fill="{colour}" stroke="#0f172a"><title>{escape(label)}</title></path>')
+            top_y = frame.y(s["ppl_mean"] + (s["ppl_sd"] or 0)) - 12
+            body.append(f'<text {FONT} font-size="14" font-weight="600" fill="#0f172a" x="{x}" y="{top_y}" '
+                        f'text-anchor="middle">{s["ppl_mean"]:.2f}{escape(sd_text)}</text>')
+            mine = [r for r in runs if r["kind"] == s["kind"]]
+            for j, r in enumerate(mine):
+                body.append(f'<circle class="run-dot" data-kind="{s["kind"]}" cx="{round(x + 24 + 12 * j, 2)}" '
+                            f'cy="{frame.y(r["test_perplexity"])}" r="4.5" fill="{colour}" stroke="#0f172a">'
+                            f'<title>seed {r["seed"]}: {r["test_perplexity"]:.2f}</title></circle>')
+        body.append("</g>")
+    body.append(f'<text {FONT} font-size="13" fill="#475569" x="{width / 2}" y="{height - 8}" text-anchor="middle">'
+                'Neither axis starts at 0. Diamond: mean over seeds; whisker: ±1 sample SD; dots: single runs.</text>')
+    canvas = Frame([0, 1], [0, 1], width=width, height=height)
+    desc = ("Mean test perplexity per model (diamond) with a ±1 sample-standard-deviation whisker over the "
+            "seeds and one dot per run; the axes do not start at zero. " + "; ".join(
                 f"{s['label']}: {s['ppl_mean']:.2f}"
                 + (f" ± {s['ppl_sd']:.2f}" if s["ppl_sd"] is not None else "") + f" ({s['n_runs']} runs)"
                 for s in summary) + ".")
-    return _svg(frame, "chart-test-ppl", "Test perplexity by model, mean ± 1 SD over seeds", desc, body)
+    return _svg(canvas, "chart-test-ppl", "Test perplexity by model, mean ± 1 SD over seeds", desc, body)
+
+
+def seed_curves(runs: list[dict], labels: dict[str, str], first_shown: int, seed: int) -> str:
+    """Validation loss of one seed's runs (one line per model): a ring at the
+    selected (best) step and a square at the last step."""
+    points = [(p["step"], p["val_loss"]) for r in runs for p in r["val_trace"] if p["step"] >= first_shown]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    frame = Frame(nice_ticks(0, max(xs), 6), nice_ticks(min(ys), max(ys), 5), width=1000, height=420, right=230)
+    body = frame.axes("optimizer step", "validation loss (nats per token)")
+    for r in runs:
+        trace = [p for p in r["val_trace"] if p["step"] >= first_shown]
+        colour = COLOURS[r["kind"]]
+        pts = " ".join(f"{frame.x(p['step'])},{frame.y(p['val_loss'])}" for p in trace)
+        body.append(f'<polyline class="run" data-kind="{r["kind"]}" fill="none" stroke="{colour}" stroke-width="2.5" '
+                    f'points="{pts}"><title>{escape(labels[r["kind"]])}, seed {seed}</title></polyline>')
+        last = trace[-1]
+        body.append(f'<rect class="last" data-kind="{r["kind"]}" x="{frame.x(last["step"]) - 5}" '
+                    f'y="{frame.y(last["val_loss"]) - 5}" width="10" height="10" fill="{colour}">'
+                    f'<title>last step {last["step"]}: {last["val_loss"]:.3f}</title></rect>')
+        for p in trace:
+            if p["step"] == r["selected_step"]:
+                body.append(f'<circle class="selected" data-kind="{r["kind"]}" cx="{frame.x(p["step"])}" '
+                            f'cy="{frame.y(p["val_loss"])}" r="8" fill="white" fill-opacity="0" stroke="{colour}" '
+                            f'stroke-width="3"><title>selected step {p["step"]}: {p["val_loss"]:.3f}</title></circle>')
+                body.append(f'<text {FONT} font-size="13" fill="{colour}" x="{frame.x(p["step"])}" '
+                            f'y="{frame.y(p["val_loss"]) - 13}" text-anchor="middle">best, step {p["step"]}</text>')
+    x = frame.width - frame.right + 18
+    y = frame.top + 6
+    legend = [f'<g class="legend" {FONT} font-size="13" fill="#0f172a">']
+    for r in runs:
+        legend.append(f'<line x1="{x}" x2="{x + 26}" y1="{y}" y2="{y}" stroke="{COLOURS[r["kind"]]}" stroke-width="4"/>')
+        legend.append(f'<text x="{x + 34}" y="{y + 4}">{escape(labels[r["kind"]])}</text>')
+        y += 22
+    legend.append(f'<circle cx="{x + 13}" cy="{y + 8}" r="7" fill="white" stroke="#334155" stroke-width="3"/>')
+    legend.append(f'<text x="{x + 34}" y="{y + 12}">selected (best) step</text>')
+    legend.append(f'<rect x="{x + 8}" y="{y + 28}" width="10" height="10" fill="#334155"/>')
+    legend.append(f'<text x="{x + 34}" y="{y + 38}">last step</text></g>')
+    body += legend
+    desc = (f"Validation loss against optimizer step for the seed-{seed} run of each model. " + "; ".join(
+        f"{labels[r['kind']]}: best {r['val_loss']:.3f} at step {r['selected_step']}, "
+        f"last {r['val_trace'][-1]['val_loss']:.3f} at step {r['val_trace'][-1]['step']}" for r in runs) + ".")
+    return _svg(frame, f"chart-seed-{seed}", f"Validation loss of the seed-{seed} runs: best step versus last step",
+                desc, body)

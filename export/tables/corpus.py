@@ -40,6 +40,7 @@ def compute(path: Path = AUDIT_FILE) -> dict:
         "vocab_size": audit["vocab_size"],
         "context": audit["context"],
         "overlap_documents": audit["overlap_documents"],
+        "overlap_total": sum(audit["overlap_documents"].values()),
         "no_overlap": not any(audit["overlap_documents"].values()),
         "selection_rule": audit["selection_rule"],
         "split_rule": audit["split_rule"],
