@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 
 from .katex_render import render_math
 from .listing import listing
-from .maps import map_strip
+from .maps import code_table, map_strip
 from .values import TFloat, TInt, TList, bars_parts, figure_parts, fmt, is_plain_number, resolve, source_of, table_parts, track
 from . import guards
 
@@ -27,6 +27,7 @@ INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^$\\\n])+?)(?<![\s\\])\
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
 PLACEHOLDER = re.compile(r"<p>@@S(\d+)@@</p>|@@S(\d+)@@")
 BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
+LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
 MARKER = re.compile("\ue000(\\d+)\ue001")
 
 
@@ -109,6 +110,7 @@ class Renderer:
             resolve=resolve, fmt=fmt, figure_svg=figure_parts, sourced=self.sourced, compare_word=self.compare, table_parts=table_parts, bars_parts=bars_parts,
             listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
             map_strip=lambda name, stage: map_strip(content_dir, name, stage),
+            map_code_table=lambda name: code_table(content_dir, name),
         )
         self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
         self.stash: list[str] = []
@@ -293,6 +295,16 @@ class Renderer:
     def markdown(self, text: str) -> str:
         return self.md.render(text)
 
+    def line_blocks(self, text: str) -> str:
+        """`Takeaway: ...` -> the slide's one-line conclusion; `Step: ...` -> one
+        revealed step (a reveal.js fragment) of a worked calculation."""
+        def sub(m):
+            inline = self.md.renderInline(m.group(2).strip())
+            if m.group(1) == "Takeaway":
+                return self._stash(f'<p class="takeaway"><strong>Takeaway:</strong> {inline}</p>')
+            return self._stash(f'<p class="fragment step">{inline}</p>')
+        return LINE_BLOCK.sub(sub, text)
+
     def fill(self, html: str) -> Markup:
         def sub(m):
             return self.stash[int(m.group(1) or m.group(2))]
@@ -330,7 +342,7 @@ class Renderer:
         for part in parts:
             main, notes = self.split_notes(part) if slides else (part, None)
             try:
-                main_md = self.extract_math(main, math)
+                main_md = self.line_blocks(self.extract_math(main, math))
                 notes_md = self.extract_math(notes, math) if notes is not None else None
             except ContentError as exc:
                 exc.line = exc.line or next((i + 1 for i, l in enumerate(text.split("\n")) if exc.snippet in l), None)
