@@ -3,38 +3,23 @@ JSON (kind, shape settings, selected step, SHA-256 of the weights file)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
+from .files import Missing, missing, read_json, sha256_file, write_json
 from .nets import from_config
-from .tokenizer import Vocab
+from .settings import CHECKPOINT_DIR
+from .tokenizer import Vocab, VocabError
 
-CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+__all__ = ["CHECKPOINT_DIR", "CheckpointError", "sha256_file", "write_json", "save_checkpoint",
+           "read_info", "load_checkpoint", "load_vocab"]
 
 
 class CheckpointError(RuntimeError):
     """A checkpoint file is missing or corrupt."""
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def write_json(path: Path, data) -> None:
-    """Write JSON atomically (temp file + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 def save_checkpoint(model: torch.nn.Module, info: dict, directory: Path = CHECKPOINT_DIR) -> Path:
@@ -50,13 +35,7 @@ def save_checkpoint(model: torch.nn.Module, info: dict, directory: Path = CHECKP
 
 
 def read_info(kind: str, directory: Path = CHECKPOINT_DIR) -> dict:
-    meta_path = Path(directory) / f"{kind}.json"
-    if not meta_path.exists():
-        raise CheckpointError(f"checkpoint metadata missing: {meta_path} (run `make train`)")
-    try:
-        return json.loads(meta_path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"checkpoint metadata is corrupt: {meta_path} ({exc})") from exc
+    return read_json(Path(directory) / f"{kind}.json", CheckpointError, "checkpoint metadata")
 
 
 def load_checkpoint(kind: str, directory: Path = CHECKPOINT_DIR) -> tuple[torch.nn.Module, dict]:
@@ -65,7 +44,7 @@ def load_checkpoint(kind: str, directory: Path = CHECKPOINT_DIR) -> tuple[torch.
     info = read_info(kind, directory)
     weights = directory / info.get("weights", f"{kind}.safetensors")
     if not weights.exists():
-        raise CheckpointError(f"checkpoint weights missing: {weights} (run `make train`)")
+        raise missing(CheckpointError)(f"checkpoint weights missing: {weights} (run `make train`)")
     digest = sha256_file(weights)
     if digest != info.get("sha256"):
         raise CheckpointError(f"checkpoint is corrupt: {weights} has SHA-256 {digest}, "
@@ -82,5 +61,5 @@ def load_checkpoint(kind: str, directory: Path = CHECKPOINT_DIR) -> tuple[torch.
 def load_vocab(directory: Path = CHECKPOINT_DIR) -> Vocab:
     try:
         return Vocab.load(Path(directory) / "vocab.json")
-    except (FileNotFoundError, ValueError) as exc:
-        raise CheckpointError(str(exc)) from exc
+    except VocabError as exc:
+        raise (missing(CheckpointError) if isinstance(exc, Missing) else CheckpointError)(str(exc)) from exc

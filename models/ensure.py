@@ -4,34 +4,32 @@ missing. Stops with a message naming the bad file otherwise."""
 
 from __future__ import annotations
 
-import json
 import sys
 
-from .checkpoints import CHECKPOINT_DIR, CheckpointError, load_checkpoint, load_vocab
+from .checkpoints import CheckpointError, load_checkpoint, load_vocab
 from .corpus import DataError, load_stories
+from .files import Missing, read_json
 from .nets import KINDS
-from .train import MODELS_DIR, out_paths, run_protocol
+from .settings import CHECKPOINT_DIR, MODELS_DIR
+from .train import out_paths, run_protocol
 
 
-def check() -> list[str]:
+def check() -> list[CheckpointError]:
     problems = []
     try:
         load_vocab(CHECKPOINT_DIR)
     except CheckpointError as exc:
-        problems.append(str(exc))
+        problems.append(exc)
     for kind in KINDS:
         try:
             load_checkpoint(kind, CHECKPOINT_DIR)
         except CheckpointError as exc:
-            problems.append(str(exc))
+            problems.append(exc)
     for path in out_paths(MODELS_DIR)["results"], out_paths(MODELS_DIR)["audit"]:
-        if not path.exists():
-            problems.append(f"missing: {path}")
-        else:
-            try:
-                json.loads(path.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                problems.append(f"corrupt JSON: {path} ({exc})")
+        try:
+            read_json(path, CheckpointError)
+        except CheckpointError as exc:
+            problems.append(exc)
     return problems
 
 
@@ -45,8 +43,7 @@ def main() -> int:
     if not problems:
         print("models: committed checkpoints, vocabulary and results are intact")
         return 0
-    missing_only = all(p.startswith(("checkpoint metadata missing", "checkpoint weights missing", "missing:",
-                                     "vocabulary file missing")) for p in problems)
+    missing_only = all(isinstance(p, Missing) for p in problems)
     for p in problems:
         print(f"models: {p}", file=sys.stderr)
     if not missing_only:

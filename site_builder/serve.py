@@ -58,12 +58,21 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def copyfile(self, source, outputfile):
+        # count the response bodies sent (server.bytes_sent), for the byte budgets of tests and `make bench`
+        before = source.tell()
+        super().copyfile(source, outputfile)
+        with self.server.count_lock:
+            self.server.bytes_sent += source.tell() - before
+
 
 def start_server(directory: Path, port: int = 0):
     """Serve ``directory`` on 127.0.0.1 in a background thread (port 0: any free
-    port); returns (server, base_url). Call server.shutdown() to stop."""
+    port); returns (server, base_url). Call server.shutdown() to stop.
+    server.bytes_sent counts the bytes of the file bodies served so far."""
     handler = functools.partial(Handler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.bytes_sent, server.count_lock = 0, threading.Lock()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 

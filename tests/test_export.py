@@ -25,9 +25,8 @@ from models.checkpoints import CHECKPOINT_DIR, load_checkpoint, load_vocab, save
 from models.corpus import prepare
 from models.nets import KINDS, build, count_parameters
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
+from models.settings import ROOT, EXPORT_DIR as EXPORT
 
-ROOT = Path(__file__).resolve().parent.parent
-EXPORT = ROOT / "build" / "export"
 RESULTS = ROOT / "models" / "results.json"
 
 

@@ -5,12 +5,11 @@ link into the live lab leads to the lab page."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import urljoin
 
 from deck_helpers import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SLUG = "part3"
 
 

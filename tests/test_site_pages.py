@@ -10,8 +10,8 @@ import math
 from pathlib import Path
 
 import pytest
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 
 

@@ -9,9 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from . import TablesError, compute_all
+from models.settings import TABLES_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
+from . import TablesError, compute_all
 
 
 def write_tables(tables: dict[str, str], out: Path, remove_stale: bool = True) -> None:
@@ -28,7 +28,7 @@ def write_tables(tables: dict[str, str], out: Path, remove_stale: bool = True) -
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m export.tables", description=__doc__)
-    p.add_argument("--out", type=Path, default=ROOT / "build" / "tables")
+    p.add_argument("--out", type=Path, default=TABLES_DIR)
     p.add_argument("--only", nargs="+", metavar="MODULE",
                    help="development: run only these modules (other tables are left as they are)")
     args = p.parse_args(argv)

@@ -22,7 +22,7 @@ from models.train import CHECKPOINT_SEED, OPTIMIZER
 
 from . import results_svg
 from .results_inputs import Inputs, missing, unavailable
-from .results_protocol import sci
+from ._results_protocol import sci
 
 SPECIAL_IDS = (PAD_ID, BOS_ID, EOS_ID, UNK_ID)
 
