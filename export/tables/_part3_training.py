@@ -20,8 +20,8 @@ from models.nets import KINDS, LABELS, build, count_parameters
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID
 from models.train import CHECKPOINT_SEED, OPTIMIZER
 
-from . import results_svg
-from .results_inputs import Inputs, missing, unavailable
+from . import _results_svg as results_svg
+from ._results_inputs import Inputs, missing, unavailable
 from ._results_protocol import sci
 
 SPECIAL_IDS = (PAD_ID, BOS_ID, EOS_ID, UNK_ID)
