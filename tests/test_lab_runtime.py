@@ -95,7 +95,7 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
         # the cached attn1 becomes stale: the cache holds other bytes than metadata.json names
         page.evaluate("""async () => {
             const c = await caches.open('attention-lab-files-v1');
-            const url = new URL('../models/attn1.onnx', location.href).href;
+            const url = new URL('../onnx/attn1.onnx', location.href).href;
             await c.put(url, new Response(new Uint8Array([1, 2, 3])));
         }""")
         page.reload()
@@ -104,7 +104,7 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
         assert status["models"]["mlp"]["from"] == "cache"
         size = page.evaluate("""async () => {
             const c = await caches.open('attention-lab-files-v1');
-            const r = await c.match(new URL('../models/attn1.onnx', location.href).href);
+            const r = await c.match(new URL('../onnx/attn1.onnx', location.href).href);
             return (await r.arrayBuffer()).byteLength;
         }""")
         assert size == status["models"]["attn1"]["bytes"] > 3
@@ -272,7 +272,7 @@ def test_invalid_metadata_names_file_and_field(browser, site_dir, tmp_path, brok
         page.goto(f"{url}/lab/")
         page.locator("#page-error").wait_for(state="visible")
         text = page.locator("#page-error").text_content()
-        assert "models/metadata.json" in text and field in text, text
+        assert "onnx/metadata.json" in text and field in text, text
         assert "not iterable" not in text
         assert page.locator("#generate").is_disabled()
         context.close()

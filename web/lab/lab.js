@@ -14,7 +14,7 @@ import { MAX_BENCH_RUNS, MIN_TEMPERATURE, checkBackend, checkIds, checkKind, che
 import { addToPlan, remaining, renderPlan, updateProgress } from './progress.js';
 import { keepShell, registerOffline, shellUrls } from './offline.js';
 
-const MODELS = new URL('../models/', import.meta.url);
+const MODELS = new URL('../onnx/', import.meta.url);
 const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url);
 const t0 = performance.now();
 const $ = (id) => document.getElementById(id);
@@ -74,7 +74,7 @@ const S = {
   job: null, // the running generation, score or benchmark: {kind, runId, stopped}
 };
 
-async function fetchJSON(name, base = MODELS, folder = 'models') {
+async function fetchJSON(name, base = MODELS, folder = 'onnx') {
   const url = new URL(name, base);
   let response;
   try {
@@ -744,7 +744,7 @@ async function start() {
     if (select.value !== 'custom') selectPreset('custom');
     schedulePreview();
   });
-  selectPreset(presets.find((p) => p.group === 'Held-out test story')?.id || presets[0]?.id);
+  selectPreset(presets.find((p) => p.id === 'test-shortest')?.id || presets[0]?.id);
 
   // controls: the sampling controls redraw the inspected distribution at once
   for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener('change', syncModeInputs);
