@@ -113,6 +113,23 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
         server.shutdown()
 
 
+def test_automatic_times_both_runtimes_and_keeps_the_faster(browser, site_url):
+    """With an adapter it may use (?adapter=any lets it use SwiftShader as it
+    would a real GPU), automatic warms both runtimes up, times one call of the
+    three models on each and keeps the faster, saying so."""
+    context = browser.new_context()
+    page = context.new_page()
+    status = open_lab(page, site_url, "?adapter=any")
+    assert status["ok"] and status["planned_runtimes"] == ["webgpu", "wasm"], status
+    timed = status["timed_ms"]
+    assert set(timed) == {"webgpu", "wasm"} and all(v > 0 for v in timed.values())
+    assert status["backend"] == min(timed, key=timed.get)
+    assert "on WebGPU" in status["choice_reason"] and "on WASM" in status["choice_reason"]
+    assert "Automatic choice" in page.locator("#fallback-line").text_content()
+    works(page)
+    context.close()
+
+
 def test_file_url_says_how_to_serve(browser, site_dir):
     context = browser.new_context()
     page = context.new_page()

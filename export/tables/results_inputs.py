@@ -27,7 +27,7 @@ class InputError(RuntimeError):
 class Inputs:
     models_dir: Path = ROOT / "models"
     export_dir: Path = ROOT / "build" / "export"
-    bench_path: Path = ROOT / "export" / "benchmarks" / "bench.json"
+    bench_path: Path = ROOT / "bench" / "bench.json"  # the benchmark stage's measurement file
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
