@@ -29,13 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
+from models.settings import HELD_OUT_PRESET, ROOT, SITE_DIR, SITE_ONNX
 from site_builder.chromium import CHROMIUM, FLAGS
 from site_builder.serve import start_server
 
 from . import lab
 
-ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "build" / "site"
 OUT = ROOT / "bench" / "bench.json"
 BACKENDS = ("wasm", "webgpu")
 
@@ -71,7 +70,7 @@ def ort_cpu_ms(path: Path, runs: int) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--site", type=Path, default=SITE)
+    ap.add_argument("--site", type=Path, default=SITE_DIR)
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--runs", type=int, default=30, help="timed calls per model and runtime")
     ap.add_argument("--tokens", type=int, default=24, help="token limit of the timed generations")
@@ -81,13 +80,13 @@ def main(argv=None) -> int:
     ap.add_argument("--latency", type=float, default=20.0, help="throttled link latency, ms")
     args = ap.parse_args(argv)
 
-    metadata_path = args.site / "models" / "metadata.json"
+    metadata_path = args.site / SITE_ONNX / "metadata.json"
     if not (args.site / "lab" / "index.html").is_file() or not metadata_path.is_file():
         print(f"bench: error: no built lab in {args.site} (run `make site`)", file=sys.stderr)
         return 2
     metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
-    presets = json.loads((args.site / "models" / "presets.json").read_text(encoding="utf-8"))
-    prompt = next((p["prompt"] for p in presets if p["group"] == "Held-out test story"), presets[0]["prompt"])
+    presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
+    prompt = next((p["prompt"] for p in presets if p["id"] == HELD_OUT_PRESET), presets[0]["prompt"])
 
     from playwright.sync_api import sync_playwright
 
@@ -109,7 +108,7 @@ def main(argv=None) -> int:
         server.shutdown()
 
     print("bench: onnxruntime CPU (Python)", flush=True)
-    ort_cpu = {kind: ort_cpu_ms(args.site / "models" / metadata["models"][kind]["file"], args.runs * 10)
+    ort_cpu = {kind: ort_cpu_ms(args.site / SITE_ONNX / metadata["models"][kind]["file"], args.runs * 10)
                for kind in metadata["order"]}
     import onnxruntime
 

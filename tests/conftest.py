@@ -13,9 +13,7 @@ import pytest
 
 from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
 from site_builder.serve import start_server
-
-ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "build" / "site"
+from models.settings import SITE_DIR as SITE
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@ SwiftShader): the browser computes what PyTorch computes, on WASM and on
 WebGPU, and the page survives hostile input, broken model files and Stop.
 
 References come from build/export/parity.json (PyTorch logits and
-continuations written by `python -m export`), served as site/models/."""
+continuations written by `python -m export`), served as site/onnx/."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from site_builder.serve import start_server
 from export.decoding import context_window, start_history
 from export.parity import attention_matrices, teacher_forced
 from models.checkpoints import load_checkpoint, load_vocab
+from models.settings import SITE_ONNX
 from models.tokenizer import UNK_ID, tokenize
 
 BACKENDS = ["wasm", "webgpu"]
@@ -44,8 +45,8 @@ def open_lab(page, url: str, query: str = ""):
 
 @pytest.fixture(scope="module")
 def references(site_dir):
-    models = site_dir / "models"
-    return {name: json.loads((models / f"{name}.json").read_text(encoding="utf-8"))
+    onnx = site_dir / SITE_ONNX
+    return {name: json.loads((onnx / f"{name}.json").read_text(encoding="utf-8"))
             for name in ("metadata", "parity", "presets")}
 
 
@@ -246,7 +247,7 @@ def test_single_prompt_generation_matches_python(lab, references):
     parity = references["parity"]
     preset = next(p for p in references["presets"] if p["group"] == "Held-out test story")
     result = call(lab, "return await window.lab.generate(arg);",
-                  {"prompt": preset["prompt"], "mode": "sampled", "limit": 24, "backend": "webgpu",
+                  {"prompt": preset["prompt"], "mode": "sampled", "limit": 24, "backend": "webgpu", "top_k": 0, "top_p": 1,
                    **parity["decoding"]["sampled"]})
     for kind in KINDS:
         want = parity["continuations"][kind][preset["id"]]["sampled"]
@@ -397,16 +398,16 @@ def _site_with_broken_models(site_dir: Path, root: Path) -> Path:
     site = root / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
         if f.name == "attn1.onnx":
             data = bytearray(f.read_bytes())
             data[len(data) // 3] ^= 0x55
-            (site / "models" / f.name).write_bytes(bytes(data))
+            (site / SITE_ONNX / f.name).write_bytes(bytes(data))
         elif f.name != "attn4.onnx":
-            os.symlink(f, site / "models" / f.name)
+            os.symlink(f, site / SITE_ONNX / f.name)
     return site
 
 
@@ -427,6 +428,11 @@ def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_pat
         result = call(page, "return await window.lab.generate({prompt: 'the cat', limit: 2});", timeout_s=60)
         assert result["models"]["mlp"]["error"] is None and result["models"]["mlp"]["calls"] >= 1
         assert result["models"]["attn1"]["stop"] == "error" and result["models"]["attn4"]["stop"] == "error"
+        for kind in KINDS:                                 # each card's stop label names its own reason
+            dd = page.locator(f'.model-card[data-kind="{kind}"] [data-stat=stop]')
+            want = {"error": "error", "limit": "token limit reached", "eos": "EOS: the model ended the story"}
+            assert dd.get_attribute("data-reason") == result["models"][kind]["stop"]
+            assert dd.text_content() == want[result["models"][kind]["stop"]]
         assert not watch.outside
         # the only console error is the browser's own note about the 404
         assert all("404" in e for e in watch.errors), watch.errors

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BASE_FLAGS, CHROMIUM, PageWatch
+from models.settings import SITE_ONNX
 from site_builder.serve import start_server
 from test_lab_browser import call, open_lab
 
@@ -82,11 +83,11 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
-        os.symlink(f, site / "models" / f.name)
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
+        os.symlink(f, site / SITE_ONNX / f.name)
     server, url = start_server(site)
     try:
         context = browser.new_context()
@@ -95,7 +96,7 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
         # the cached attn1 becomes stale: the cache holds other bytes than metadata.json names
         page.evaluate("""async () => {
             const c = await caches.open('attention-lab-files-v1');
-            const url = new URL('../models/attn1.onnx', location.href).href;
+            const url = new URL('../onnx/attn1.onnx', location.href).href;
             await c.put(url, new Response(new Uint8Array([1, 2, 3])));
         }""")
         page.reload()
@@ -104,7 +105,7 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
         assert status["models"]["mlp"]["from"] == "cache"
         size = page.evaluate("""async () => {
             const c = await caches.open('attention-lab-files-v1');
-            const r = await c.match(new URL('../models/attn1.onnx', location.href).href);
+            const r = await c.match(new URL('../onnx/attn1.onnx', location.href).href);
             return (await r.arrayBuffer()).byteLength;
         }""")
         assert size == status["models"]["attn1"]["bytes"] > 3
@@ -269,13 +270,13 @@ def _site_with_metadata(site_dir: Path, root: Path, metadata: str) -> Path:
     site = root / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
         if f.name != "metadata.json":
-            os.symlink(f, site / "models" / f.name)
-    (site / "models" / "metadata.json").write_text(metadata, encoding="utf-8")
+            os.symlink(f, site / SITE_ONNX / f.name)
+    (site / SITE_ONNX / "metadata.json").write_text(metadata, encoding="utf-8")
     return site
 
 
@@ -289,7 +290,7 @@ def test_invalid_metadata_names_file_and_field(browser, site_dir, tmp_path, brok
         page.goto(f"{url}/lab/")
         page.locator("#page-error").wait_for(state="visible")
         text = page.locator("#page-error").text_content()
-        assert "models/metadata.json" in text and field in text, text
+        assert "onnx/metadata.json" in text and field in text, text
         assert "not iterable" not in text
         assert page.locator("#generate").is_disabled()
         context.close()

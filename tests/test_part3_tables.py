@@ -15,17 +15,17 @@ import torch
 import torch.nn.functional as F
 
 from export.tables import part3, to_json
-from export.tables.part3_continuations import continuations, held_out_preset
-from export.tables.part3_corpus import stories
-from export.tables.part3_real import generation_step, real_batch
-from export.tables.part3_toys import W_O, fisherman, two_source
-from export.tables.results_inputs import InputError, Inputs
+from export.tables._part3_continuations import continuations, held_out_preset
+from export.tables._part3_corpus import stories
+from export.tables._part3_real import generation_step, real_batch
+from export.tables._part3_toys import W_O, fisherman, two_source
+from export.tables._results_inputs import InputError, Inputs
 from models.checkpoints import save_checkpoint
 from models.corpus import prepare
 from models.nets import build
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 VOCAB = ROOT / "models" / "checkpoints" / "vocab.json"
 
 
@@ -242,7 +242,7 @@ def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_pa
 
 def test_settings_come_from_the_code_the_course_runs():
     from export.parity import LIMIT
-    from export.tables.part3_settings import settings
+    from export.tables._part3_settings import settings
     s = settings()
     assert s["heads"] * s["head_width"] == s["d"] == s["one_head_width"]
     assert s["limit"] == LIMIT == 24                    # the exporter's saved continuations use the same limit
@@ -254,7 +254,7 @@ def test_settings_come_from_the_code_the_course_runs():
 def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
     """The slide's "drawn with replacement" counts replay models/train.py's own
     random draws: record what train_run draws and compare."""
-    from export.tables.part3_training import draws
+    from export.tables._part3_training import draws
     from models import train
     from models.corpus import Profile
     recorded = []
@@ -275,7 +275,7 @@ def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
 
 
 def test_sampling_counts_are_consistent():
-    from export.tables.part3_training import sampling
+    from export.tables._part3_training import sampling
     s = sampling(1000, seed=11, profile="smoke")
     assert s["draws"] == s["batch_size"] * s["steps"]
     assert s["distinct_drawn"] + s["never_drawn"] == 1000
@@ -287,7 +287,7 @@ def test_sampling_counts_are_consistent():
 def test_embedding_rules_on_the_committed_checkpoint(corpus):
     """PAD row zero, EOS never an input (no gradient: still its decayed starting
     row), BOS and UNK inputs whose rows learned."""
-    from export.tables.part3_training import embedding_rules
+    from export.tables._part3_training import embedding_rules
     X, y = corpus.windows("train")
     t = embedding_rules(Inputs(), X, y)
     assert t["available"]
@@ -301,10 +301,15 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
         assert by[tok]["cosine_to_start"] < 0.99 and by[tok]["gap_to_decayed_start"] > 0.1
     assert t["position_shape"] == [64, 64] and t["position_parameters"] == 64 * 64
     assert t["position_cos_neighbours"] > t["position_cos_far"]
+    gaps = t["position_cos_by_gap"]
+    assert len(gaps) == 63 and gaps[0] == pytest.approx(t["position_cos_neighbours"])
+    import xml.etree.ElementTree as ET
+    line = ET.fromstring(t["position_svg"]).find(".//{http://www.w3.org/2000/svg}polyline")
+    assert len(line.get("points").split()) == 64 - t["position_min_pairs"]
 
 
 def test_comparison_caveats_come_from_the_checkpoints_and_settings():
-    from export.tables.part3_training import comparison
+    from export.tables._part3_training import comparison
     from models.train import OPTIMIZER
     results_json = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))
     t = comparison(Inputs(), results_json)
@@ -319,7 +324,7 @@ def test_comparison_caveats_come_from_the_checkpoints_and_settings():
 
 def test_seed_curves_mark_the_best_step_not_the_last():
     import xml.etree.ElementTree as ET
-    from export.tables.part3_training import seed_curves
+    from export.tables._part3_training import seed_curves
     results_json = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))
     t = seed_curves(results_json, 11)
     runs = [r for r in results_json["runs"] if r["seed"] == 11]
@@ -336,7 +341,7 @@ def test_seed_curves_mark_the_best_step_not_the_last():
 
 
 def test_attention_cost_counts():
-    from export.tables.part3_training import cost
+    from export.tables._part3_training import cost
     c = cost(64, 64, 4)
     assert c["scores_madds"] == c["mixing_madds"] == 64 * 64 * 64 == c["T2D"]
     assert c["weights_stored"] == {"1": 64 * 64, "4": 4 * 64 * 64}
@@ -346,7 +351,7 @@ def test_attention_cost_counts():
 
 def test_figures_are_drawn_from_their_numbers(models_dir):
     import xml.etree.ElementTree as ET
-    from export.tables.part3_figures import attention_arrows, head_split, pipeline
+    from export.tables._part3_figures import attention_arrows, head_split, pipeline
     ns = "{http://www.w3.org/2000/svg}"
     f = fisherman()
     svg = ET.fromstring(head_split("x", 10, 4, 2, 2, "split"))

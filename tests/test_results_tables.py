@@ -9,22 +9,21 @@ import math
 import random
 import statistics
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 import torch
 
 from export.tables import results, to_json
-from export.tables.results_inputs import InputError, Inputs
-from export.tables.results_measured import charts, run_table, summary
-from export.tables.results_model import attention_rows
+from export.tables._results_inputs import InputError, Inputs
+from export.tables._results_measured import charts, run_table, summary
+from export.tables._results_model import attention_rows
 from models.checkpoints import load_checkpoint
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID, PAD_ID
 
 from test_part3_tables import make_models_dir
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -221,14 +220,14 @@ def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
 
 # ------------------------------------------------------------------ protocol, worked SD, formatting
 def test_small_differences_are_written_in_scientific_notation():
-    from export.tables.results_protocol import sci
+    from export.tables._results_protocol import sci
     assert sci(1.526e-05) == "1.5 × 10⁻⁵"
     assert sci(9.96e-06) == "1.0 × 10⁻⁵"
     assert sci(3.0e-7) == "3.0 × 10⁻⁷" and sci(0.0) == "0"
 
 
 def test_device_says_thread_or_threads_from_the_number():
-    from export.tables.results_measured import device_phrase
+    from export.tables._results_measured import device_phrase
     assert device_phrase("cpu (x86_64, 1 threads)") == "CPU (x86_64), 1 thread"
     assert device_phrase("cpu (x86_64, 2 threads)") == "CPU (x86_64), 2 threads"
     s = summary(fake_results(), AUDIT)
@@ -236,7 +235,7 @@ def test_device_says_thread_or_threads_from_the_number():
 
 
 def test_worked_sd_is_the_sample_sd_and_the_reduction():
-    from export.tables.results_protocol import worked_sd
+    from export.tables._results_protocol import worked_sd
     r = fake_results()
     w = worked_sd(r)
     four = [x["test_perplexity"] for x in sorted(r["runs"], key=lambda x: x["seed"]) if x["kind"] == "attn4"]

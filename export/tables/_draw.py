@@ -83,7 +83,11 @@ class Drawing:
                           f'fill="{fill}" stroke="{stroke}" stroke-width="{width}"{d}/>')
 
     def box(self, x, y, w, h, label, sub=None, kind="data", size=17, sub_size=14) -> Box:
-        """A labelled box; ``sub`` is a second line (a tensor shape, in monospace)."""
+        """A labelled box; ``sub`` is a second line (a tensor shape, in monospace).
+        Long text is set smaller to fit the box, never below 13 units."""
+        size = max(13.0, min(size, (w - 12) / (0.56 * max(1, len(str(label))))))
+        if sub is not None:
+            sub_size = max(12.0, min(sub_size, (w - 12) / (0.61 * max(1, len(str(sub))))))
         self.rect(x, y, w, h, fill=FILLS[kind])
         if sub is None:
             self.text(x + w / 2, y + h / 2 + size * 0.35, label, size=size, weight="600")
@@ -97,8 +101,9 @@ class Drawing:
         if key not in self._arrowheads:
             self._arrowheads.add(key)
             self.parts.insert(0, f'<defs><marker id="{self.ident}-h{key}" viewBox="0 0 10 10" refX="9" refY="5" '
-                                 f'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
-                                 f'<path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker></defs>')
+                                 f'markerUnits="userSpaceOnUse" markerWidth="13" markerHeight="13" '
+                                 f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{colour}"/>'
+                                 f'</marker></defs>')
         return f"url(#{self.ident}-h{key})"
 
     def arrow(self, start, end, label=None, width=2.0, colour=LINE, opacity=1.0, label_size=14,
@@ -118,6 +123,13 @@ class Drawing:
                           f'stroke-opacity="{opacity:.3f}" marker-end="{head}"{d}/>')
         if label:
             self.text(lx, ly, label, size=label_size, fill=MUTED)
+
+    def polyline(self, points, width=2.0, colour=LINE, dash=None, arrow=True):
+        """A path through ``points`` (an arrowhead at the last one)."""
+        head = f' marker-end="{self._head(colour)}"' if arrow else ""
+        d = f' stroke-dasharray="{dash}"' if dash else ""
+        path = " ".join(("M" if i == 0 else "L") + f"{_n(x)},{_n(y)}" for i, (x, y) in enumerate(points))
+        self.parts.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{_n(width)}"{d}{head}/>')
 
     def grid(self, x, y, values, cell=44, row_labels=None, col_labels=None, fmt=None, shade=None,
              size=14, label_size=14):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.corpus import PROFILES, prepare
+from models.corpus import prepare
 
-from .part3_continuations import continuations
-from .part3_corpus import corpus_tables
-from .part3_figures import attention_arrows, head_split, model_flow, pipeline
-from .part3_real import generation_step, real_batch
-from .part3_settings import settings
-from .part3_toys import fisherman, two_source
-from .part3_training import comparison, cost, embedding_rules, sampling, seed_curves
-from .results_inputs import Inputs, missing
+from ._part3_continuations import continuations
+from ._part3_corpus import corpus_tables
+from ._part3_figures import attention_arrows, head_split, model_flow, pipeline
+from ._part3_real import generation_step, real_batch
+from ._part3_settings import settings
+from ._part3_toys import fisherman, two_source
+from ._part3_training import comparison, cost, embedding_rules, sampling, seed_curves
+from ._results_inputs import Inputs
 
 
 def figures(cfg: dict, fish: dict, audit: dict | None, batch: dict) -> dict:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .results_inputs import Inputs, missing
-from .results_machine import benchmark, sizes
-from .results_measured import charts, run_table, summary
-from .results_model import attention_rows
-from .results_protocol import protocol, worked_sd
+from ._results_inputs import Inputs, missing
+from ._results_machine import benchmark, sizes
+from ._results_measured import charts, run_table, summary
+from ._results_model import attention_rows
+from ._results_protocol import protocol, worked_sd
 
 TOY_PROBABILITIES = (0.5, 0.25, 0.125)
 

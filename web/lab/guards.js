@@ -62,8 +62,8 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 const isCount = (v) => Number.isInteger(v) && v > 0;
 const isSha = (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 
-// models/metadata.json, as far as the lab reads it.
-export function checkMetadata(m, file = 'models/metadata.json') {
+// onnx/metadata.json, as far as the lab reads it.
+export function checkMetadata(m, file = 'onnx/metadata.json') {
   if (!isObject(m)) throw new Error(`${file}: expected a JSON object, got ${Array.isArray(m) ? 'an array' : typeof m}`);
   if (!Array.isArray(m.order) || !m.order.length || !m.order.every((k) => typeof k === 'string')) {
     fail(file, 'order', 'must be a non-empty list of model names');

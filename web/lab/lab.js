@@ -6,7 +6,7 @@ import { CONTEXT, checkFilters, contextWindow, startHistory } from '../core/deco
 import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
 import { el, fmt } from '../core/dom.js';
 import { renderPreview, modelCard, renderOutput, renderStats, renderResults, backendName, markSelected } from './view.js';
-import { installLinking, renderInspect } from './inspect-view.js';
+import { installLinking, renderInspect, scrollToNewest } from './inspect-view.js';
 import { renderScore, renderScoreDetail } from './score-view.js';
 import { linkSlides } from './slides.js';
 import { MAX_BENCH_RUNS, MIN_TEMPERATURE, checkBackend, checkIds, checkKind, checkMetadata, checkRuns,
@@ -14,7 +14,7 @@ import { MAX_BENCH_RUNS, MIN_TEMPERATURE, checkBackend, checkIds, checkKind, che
 import { addToPlan, remaining, renderPlan, updateProgress } from './progress.js';
 import { keepShell, registerOffline, shellUrls } from './offline.js';
 
-const MODELS = new URL('../models/', import.meta.url);
+const MODELS = new URL('../onnx/', import.meta.url);
 const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url);
 // ?adapter=any: automatic times a software WebGPU adapter too, as it would a real GPU (README).
 const CONSIDER_SOFTWARE = new URLSearchParams(location.search).get('adapter') === 'any';
@@ -76,7 +76,7 @@ const S = {
   job: null, // the running generation, score or benchmark: {kind, runId, stopped}
 };
 
-async function fetchJSON(name, base = MODELS, folder = 'models') {
+async function fetchJSON(name, base = MODELS, folder = 'onnx') {
   const url = new URL(name, base);
   let response;
   try {
@@ -713,6 +713,7 @@ async function benchmarkJob(job, kind, backend, runs) {
 function showModel(kind) {
   document.querySelector('main').dataset.show = kind;
   for (const b of $('model-tabs').querySelectorAll('button')) b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
+  scrollToNewest($('inspect-body'));
 }
 
 // ---------------------------------------------------------------- start-up
@@ -745,7 +746,7 @@ async function start() {
     if (select.value !== 'custom') selectPreset('custom');
     schedulePreview();
   });
-  selectPreset(presets.find((p) => p.group === 'Held-out test story')?.id || presets[0]?.id);
+  selectPreset(presets.find((p) => p.id === 'test-shortest')?.id || presets[0]?.id);
 
   // controls: the sampling controls redraw the inspected distribution at once
   for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener('change', syncModeInputs);
@@ -775,7 +776,7 @@ async function start() {
     $('model-tabs').append(el('button', { type: 'button', 'data-kind': kind, 'aria-pressed': 'false',
       'aria-controls': `card-${kind}`, onclick: () => showModel(kind), text: metadata.models[kind].label }));
   }
-  showModel(metadata.order[metadata.order.length - 1]);
+  showModel(metadata.order[0]);
   installLinking($('inspect'));
   renderResults($('results-table'), metadata);
   $('dataset-attribution').textContent = `Stories: ${metadata.dataset.attribution}`;
@@ -796,6 +797,8 @@ async function start() {
   const status = await useBackend(choice).catch((err) => ({ ok: false, error: err.message, models: {} }));
   S.phase = 'ready';
   updateGenerate();
+  // the download is done: its bars fold into the Runtime section, out of the learner's way
+  $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));
   offline.then((o) => (o.ok ? keepOffline() : null)).catch(() => {});
   const models = {};
   for (const kind of metadata.order) {

@@ -12,12 +12,12 @@ import torch
 import torch.nn.functional as F
 
 from models.tokenizer import BOS, EOS_ID, PAD_ID, UNK_ID
-from models.train import OPTIMIZER
+from models.settings import CONTEXT, OPTIMIZER
 
 from export.decoding import BANNED, context_window
 
-from .results_inputs import Inputs, missing
-from .results_protocol import sci
+from ._results_inputs import Inputs, missing
+from ._results_protocol import sci
 
 PREFIXES = (("<BOS>", "lily", "found"), ("<BOS>", "lily", "found", "a"))
 TARGETS = ("a", "red")
@@ -47,7 +47,7 @@ def real_batch(inputs: Inputs) -> dict:
     if vocab is None:
         return missing(inputs.checkpoint_dir / "vocab.json")
     loaded = inputs.model("attn4")
-    T = loaded[0].config["w"] if loaded else 64
+    T = loaded[0].config["w"] if loaded else CONTEXT
     ids = [vocab.encode_tokens(p) for p in PREFIXES]
     target_ids = vocab.encode_tokens(TARGETS)
     X = torch.tensor([context_window(row, T) for row in ids])

@@ -8,9 +8,9 @@ import torch
 
 from models.tokenizer import BOS, PAD_ID
 
-from .part3_figures import attention_arrows, head_split
-from .results_inputs import Inputs
-from .results_protocol import sci
+from ._part3_figures import attention_arrows, head_split
+from ._results_inputs import Inputs
+from ._results_protocol import sci
 
 PROMPT = "a little dog found a red hat"
 

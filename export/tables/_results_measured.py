@@ -9,7 +9,7 @@ import statistics
 
 from models.nets import KINDS, LABELS
 
-from . import results_svg
+from . import _results_svg as results_svg
 
 NOT_YET = "not measured yet"
 
