@@ -21,6 +21,7 @@ from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, rea
 from models.corpus import PROFILES, prepare
 from models.files import missing, read_json, sha256_file, write_json
 from models.nets import KINDS
+from models.results_file import load_results
 from models.settings import CHECKPOINT_DIR as CHECKPOINTS, EXPORT_DIR as OUT, ROOT
 from models.swap import build_lock, fresh_staging, swap_in
 
@@ -86,7 +87,7 @@ def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
 def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> None:
     """Do the whole export into ``staging`` (an empty folder)."""
     vocab = load_vocab(checkpoints)
-    results = read_json(results_path, ExportError, "training results")
+    results = load_results(results_path, ExportError)   # every run, every field
     models, infos = {}, {}
     for kind in KINDS:
         models[kind], infos[kind] = load_checkpoint(kind, checkpoints)

@@ -1,5 +1,7 @@
 """Save and load seed-11 model checkpoints: safetensors weights beside a small
-JSON (kind, shape settings, selected step, SHA-256 of the weights file)."""
+JSON (kind, shape settings, selected step, SHA-256 of the weights file, and
+``vocab_sha256``: the SHA-256 of the vocab.json the model was trained with,
+which every load checks against the vocab.json beside it)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
-from .files import Missing, missing, read_json, sha256_file, write_json
+from .files import Missing, missing, read_json, sha256_file, shown, write_json
 from .nets import from_config
 from .settings import CHECKPOINT_DIR
 from .tokenizer import Vocab, VocabError
@@ -28,8 +30,9 @@ def save_checkpoint(model: torch.nn.Module, info: dict, directory: Path = CHECKP
     weights = directory / f"{model.kind}.safetensors"
     tensors = {k: v.detach().contiguous().clone() for k, v in model.state_dict().items()}
     save_file(tensors, str(weights), metadata={"kind": model.kind})
+    vocab = directory / "vocab.json"
     meta = dict(info, kind=model.kind, config=model.config, weights=weights.name,
-                sha256=sha256_file(weights))
+                sha256=sha256_file(weights), vocab_sha256=sha256_file(vocab) if vocab.exists() else None)
     write_json(directory / f"{model.kind}.json", meta)
     return weights
 
@@ -54,12 +57,32 @@ def load_checkpoint(kind: str, directory: Path = CHECKPOINT_DIR) -> tuple[torch.
         model.load_state_dict(load_file(str(weights)))
     except (SafetensorError, KeyError, RuntimeError, TypeError) as exc:
         raise CheckpointError(f"checkpoint does not load: {weights} ({exc})") from exc
+    check_vocab(kind, info, directory)
     model.eval()
     return model, info
 
 
-def load_vocab(directory: Path = CHECKPOINT_DIR) -> Vocab:
+def check_vocab(kind: str, info: dict, directory: Path = CHECKPOINT_DIR) -> None:
+    """The vocab.json beside the checkpoint must be the one it was trained with
+    (its SHA-256 is recorded in <kind>.json). Skipped when there is no vocab.json
+    (loading the vocabulary then fails on its own)."""
+    vocab = Path(directory) / "vocab.json"
+    if not vocab.exists():
+        return
+    meta = Path(directory) / f"{kind}.json"
+    recorded = info.get("vocab_sha256")
+    if not recorded:
+        raise CheckpointError(f"{meta}: no vocab_sha256 recorded, so {vocab} cannot be checked against the "
+                              f"vocabulary {kind} was trained with (retrain with `make train`)")
+    actual = sha256_file(vocab)
+    if actual != recorded:
+        raise CheckpointError(f"{vocab} is not the vocabulary {kind} was trained with: its SHA-256 is {actual}, "
+                              f"{meta} records {recorded} (restore it with `git checkout {shown(vocab)}` "
+                              f"or retrain with `make train`)")
+
+
+def load_vocab(directory: Path = CHECKPOINT_DIR, size: int | None = None) -> Vocab:
     try:
-        return Vocab.load(Path(directory) / "vocab.json")
+        return Vocab.load(Path(directory) / "vocab.json", size)
     except VocabError as exc:
         raise (missing(CheckpointError) if isinstance(exc, Missing) else CheckpointError)(str(exc)) from exc

@@ -1,8 +1,11 @@
 """Publishing a build output folder: one build at a time (a file lock on
 build/), and the atomic swap of a finished staging folder for the output.
 
-The swap is two renames: ``out`` -> ``.out.old``, then ``.out.staging`` ->
-``out``. A crash between them leaves no ``out`` but a complete ``.out.old``;
+On Linux the swap is one atomic exchange of the two folders (renameat2 with
+RENAME_EXCHANGE): ``out`` always exists and holds a complete output, even for
+a reader in the middle of it. Elsewhere (or on a file system without it) the
+swap is two renames: ``out`` -> ``.out.old``, then ``.out.staging`` -> ``out``.
+A crash between them leaves no ``out`` but a complete ``.out.old``;
 ``recover(out)``, which every build runs first, renames it back, so the
 previous output is restored before anything else happens.
 """
@@ -10,6 +13,7 @@ previous output is restored before anything else happens.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import fcntl
 import os
@@ -18,6 +22,10 @@ import sys
 from pathlib import Path
 
 from .settings import BUILD_DIR
+
+
+EXCHANGE = sys.platform.startswith("linux")   # use renameat2(RENAME_EXCHANGE) when the system has it
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
 class BuildBusy(RuntimeError):
@@ -56,12 +64,35 @@ def fresh_staging(out: Path) -> Path:
     return staging
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically exchange the folders ``a`` and ``b``; False when the system
+    or the file system cannot."""
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None) if EXCHANGE else None
+    if renameat2 is None:
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
 def swap_in(staging: Path, out: Path) -> None:
     """Replace ``out`` by the complete folder ``staging``."""
+    if out.exists() and _exchange(staging, out):
+        shutil.rmtree(staging)     # it now holds the previous output
+        return
     old = old_dir(out)
     if out.exists():
         out.rename(old)
-    staging.rename(out)
+    try:
+        staging.rename(out)
+    except BaseException:
+        if old.exists() and not out.exists():
+            old.rename(out)      # put the previous output back before reporting the failure
+        raise
     if old.exists():
         shutil.rmtree(old)
 

@@ -122,9 +122,10 @@ class Vocab:
         itos = read_json(path, VocabError, "vocabulary file")
         if not isinstance(itos, list) or not all(isinstance(t, str) for t in itos):
             raise VocabError(f"{path}: vocabulary file is not a list of strings")
-        if size is not None and len(itos) != size:
-            raise VocabError(f"{path}: vocabulary has {len(itos)} tokens, expected {size}")
         try:
-            return cls(itos)
+            vocab = cls(itos)
         except ValueError as exc:
             raise VocabError(f"{path}: {exc}") from exc
+        if size is not None and len(vocab) != size:
+            raise VocabError(f"{path}: vocabulary has {len(vocab)} tokens, expected {size}")
+        return vocab

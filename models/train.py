@@ -131,7 +131,7 @@ def run_protocol(profile: Profile | str = "course", out_dir: Path = MODELS_DIR, 
     for seed in seeds:                      # seed-major: all seed-11 checkpoints come first
         for kind in kinds:
             recorded = any(r["kind"] == kind and r["seed"] == seed for r in results["runs"])
-            has_checkpoint = (paths["checkpoints"] / f"{kind}.json").exists()
+            has_checkpoint = all((paths["checkpoints"] / f"{kind}{ext}").exists() for ext in (".json", ".safetensors"))
             if recorded and (seed != CHECKPOINT_SEED or has_checkpoint):
                 continue
             results["runs"] = [r for r in results["runs"] if not (r["kind"] == kind and r["seed"] == seed)]

@@ -142,9 +142,9 @@ p = exp / exp.sum()
 for i, token in enumerate(vocab.itos):
     print(f"{i:2d} {token:6s} logit {z[i]:8.4f}  exp {exp[i]:.4f}  p {p[i]:.7f}")
 target = int(y[1])
-print(f"sum of p = {float(p.sum()):.7f};  p(target '{vocab.itos[target]}') = {float(p[target]):.7f}")
+print(f"sum of p = {p.sum().item():.7f};  p(target '{vocab.itos[target]}') = {p[target].item():.7f}")
 got["maps_mlp.example1.p"] = p.tolist()
-got["maps_mlp.example1.target_probability"] = float(p[target])
+got["maps_mlp.example1.target_probability"] = p[target].item()
 
 # %% [markdown]
 # ## 6. Cross-entropy
@@ -156,9 +156,9 @@ log_p = logits.log_softmax(-1)
 losses = -log_p[torch.arange(B), y]
 loss = losses.mean()
 print("per-example losses:", losses.tolist())
-print("batch loss:", float(loss), " F.cross_entropy:", float(F.cross_entropy(logits, y)))
+print("batch loss:", loss.item(), " F.cross_entropy:", F.cross_entropy(logits, y).item())
 got["maps_mlp.losses"] = losses.tolist()
-got["maps_mlp.loss"] = float(loss)
+got["maps_mlp.loss"] = loss.item()
 
 # %% [markdown]
 # ## 7. The gradient of one weight, and one SGD step
@@ -169,17 +169,17 @@ got["maps_mlp.loss"] = float(loss)
 # %%
 mlp.zero_grad(set_to_none=True)
 loss.backward()
-autograd = float(mlp.vocab_head.weight.grad[9, 0])
+autograd = mlp.vocab_head.weight.grad[9, 0].item()
 probs = logits.softmax(-1)
 terms = (probs[:, 9] - y.eq(9).float()) * hidden[:, 0]
-manual = float(terms.mean())
+manual = terms.mean().item()
 print("terms:", terms.tolist())
 print(f"by hand {manual:.9f}   autograd {autograd:.9f}")
 
 LR = 0.1
-old = float(mlp.vocab_head.weight[9, 0])
+old = mlp.vocab_head.weight[9, 0].item()
 torch.optim.SGD(mlp.parameters(), lr=LR).step()
-new = float(mlp.vocab_head.weight[9, 0])
+new = mlp.vocab_head.weight[9, 0].item()
 print(f"old {old:.9f} - {LR} * {autograd:.9f} = {old - LR * autograd:.9f};  after step(): {new:.9f}")
 got["maps_mlp.grad.autograd"] = autograd
 got["maps_mlp.grad.manual"] = manual
@@ -196,7 +196,7 @@ got["maps_mlp.sgd.new"] = new
 mlp.eval()
 with torch.inference_mode():
     frozen_loss = float(F.cross_entropy(mlp(X), y))
-print(f"loss before the step {float(loss):.7f}, after it (frozen) {frozen_loss:.7f}")
+print(f"loss before the step {loss.item():.7f}, after it (frozen) {frozen_loss:.7f}")
 got["maps_mlp.frozen_loss"] = frozen_loss
 
 # %% [markdown]

@@ -69,11 +69,11 @@ got["results_perplexity_toy.perplexity"] = perplexity
 
 # %%
 vocab = load_vocab()
-models = {}
+models, recorded = {}, {}
 for kind in KINDS:
     model, info = load_checkpoint(kind)
     model.eval()
-    models[kind] = model
+    models[kind], recorded[kind] = model, info["test_loss"]
     n = sum(p.numel() for p in model.parameters())
     print(f"{LABELS[kind]:20s} {n:>9,} parameters, seed {info['seed']}, best validation at step {info['selected_step']}")
     got[f"results_sizes.by_kind.{kind}.parameters"] = n
@@ -84,7 +84,7 @@ for kind in KINDS:
 # The test split (stories whose hash puts them in bucket 9, never seen in
 # training) gives one window per target. Each model scores all of them in
 # batches of 4,096; the loss is the mean of -ln p(target) over every window.
-# This is the longest cell (about half a minute on two cores).
+# This is the longest cell (under a minute on two cores).
 
 # %%
 corpus = prepare("course")
@@ -99,7 +99,9 @@ with torch.inference_mode():
             xb, yb = X_test[start:start + 4096].long(), y_test[start:start + 4096].long()
             total += F.cross_entropy(model(xb), yb, reduction="sum").item()
         test_loss[kind] = total / len(y_test)
-        print(f"{LABELS[kind]:20s} test loss {test_loss[kind]:.4f} nats, perplexity {math.exp(test_loss[kind]):.2f}")
+        print(f"{LABELS[kind]:20s} test loss {test_loss[kind]:.6f} nats, perplexity {math.exp(test_loss[kind]):.2f}"
+              f"   (recorded after training: {recorded[kind]:.6f})")
+        assert math.isclose(test_loss[kind], recorded[kind], rel_tol=1e-6), f"{kind}: test loss differs from its record"
 
 # the deck's table of runs shows these to 4 and 2 decimals, in its seed-11 rows
 for kind in KINDS:

@@ -117,6 +117,19 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     (staging / "index.html").write_text(html, encoding="utf-8")
 
 
+def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
+    """The template file and line of a Jinja error (syntax errors carry them;
+    runtime errors are found in the traceback Jinja rewrites to the template)."""
+    path, line = (inp.templates / exc.name if getattr(exc, "name", None) else None), getattr(exc, "lineno", None)
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith(str(inp.templates)):
+            path, line = Path(filename), tb.tb_lineno
+        tb = tb.tb_next
+    return _rel(path or inp.templates, inp.root) + (f" line {line}" if line else "")
+
+
 def build(inp: Inputs) -> Path:
     """Build the site into ``inp.out``. Raises BuildError (naming the input) and
     leaves ``inp.out`` untouched on any failure. One build at a time: a second
@@ -145,8 +158,6 @@ def _build_locked(inp: Inputs) -> None:
         write_site(inp, staging, tables, decks, index)
         swap_in(staging, inp.out)
     except jinja2.TemplateError as exc:
-        where = f"{_rel(inp.templates, inp.root)}/{exc.name}" if getattr(exc, "name", None) else _rel(inp.templates, inp.root)
-        raise BuildError(f"{where}" + (f" line {exc.lineno}" if getattr(exc, "lineno", None) else "")
-                         + f": {exc}") from exc
+        raise BuildError(f"{_template_where(exc, inp)}: {exc}") from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)

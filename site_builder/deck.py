@@ -22,6 +22,7 @@ FRONT_KEYS = {"title": str, "order": int, "subtitle": str, "tables": list, "part
 REQUIRED = ("title", "order")
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+STRAY_DOLLAR = re.compile(r"(?<!\\)\$+")  # a $ or $$ left after the math is taken out: unbalanced
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^$\\\n])+?)(?<![\s\\])\$(?!\d)")
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
 PLACEHOLDER = re.compile(r"<p>@@S(\d+)@@</p>|@@S(\d+)@@")
@@ -33,9 +34,10 @@ MARKER = re.compile("\ue000(\\d+)\ue001")
 class ContentError(ValueError):
     """A content file is broken; ``line`` is its 1-based line when known."""
 
-    def __init__(self, message: str, line: int | None = None):
+    def __init__(self, message: str, line: int | None = None, snippet: str | None = None):
         super().__init__(message)
         self.line = line
+        self.snippet = snippet
 
 
 @dataclass
@@ -281,7 +283,13 @@ class Renderer:
             found.append((self.resolve_markers(m.group(1), tex=True), False, len(self.stash) - 1))
             return f"@@S{len(self.stash) - 1}@@"
 
-        return INLINE_MATH.sub(inline, DISPLAY_MATH.sub(display, text))
+        out = INLINE_MATH.sub(inline, DISPLAY_MATH.sub(display, text))
+        stray = STRAY_DOLLAR.search(out)
+        if stray:  # name the text from the unmatched delimiter on; render_file finds its line
+            rest = out[stray.start():].split("\n")[0].split("@@S")[0]
+            raise ContentError(f"unbalanced math delimiter {stray.group(0)} (write \\$ for a dollar sign): {rest[:60]!r}",
+                               snippet=rest)
+        return out
 
     # ---- Markdown ------------------------------------------------------------
     def markdown(self, text: str) -> str:
@@ -333,8 +341,12 @@ class Renderer:
         raw = []
         for part in parts:
             main, notes = self.split_notes(part) if slides else (part, None)
-            main_md = self.line_blocks(self.extract_math(main, math))
-            notes_md = self.extract_math(notes, math) if notes is not None else None
+            try:
+                main_md = self.line_blocks(self.extract_math(main, math))
+                notes_md = self.extract_math(notes, math) if notes is not None else None
+            except ContentError as exc:
+                exc.line = exc.line or next((i + 1 for i, l in enumerate(text.split("\n")) if exc.snippet in l), None)
+                raise
             raw.append((self.markdown(main_md), self.markdown(notes_md) if notes_md is not None else None))
         results = render_math([(tex, display) for tex, display, _ in math], self.node_modules)
         for (tex, display, index), result in zip(math, results):

@@ -90,6 +90,8 @@ def execute(source: Path, tables: Path = TABLES, cwd: Path | None = None, timeou
     """Convert ``source`` and run it in a fresh kernel; returns the executed
     notebook. Raises NotebookError naming the notebook and the failing cell."""
     import jupytext
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
@@ -103,12 +105,20 @@ def execute(source: Path, tables: Path = TABLES, cwd: Path | None = None, timeou
     env.pop("JUPYTER_PLATFORM_DIRS", None)
     with tempfile.TemporaryDirectory(prefix="nb-") as scratch:
         run_dir = Path(cwd) if cwd is not None else Path(scratch)   # never the project folder by default
-        client = NotebookClient(nb, timeout=timeout, kernel_name=KERNEL, record_timing=False,
+        # The kernel is this interpreter's ipykernel (no kernelspec installed elsewhere can
+        # replace it), and it talks to this process over Unix sockets in the scratch
+        # folder: no TCP port at all.
+        km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
+                           transport="ipc", ip=str(Path(scratch) / "kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, kernel_name=KERNEL, record_timing=False,
                                 resources={"metadata": {"path": str(run_dir)}})
         try:
             client.execute(env=env, cwd=str(run_dir))
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
             raise NotebookError(f"{source.name}: {type(exc).__name__}: {ANSI.sub('', str(exc))}") from exc
+        finally:
+            if km.has_kernel:        # nbclient leaves a kernel manager it did not create running
+                km.shutdown_kernel(now=False)
     return nb
 
 

@@ -140,6 +140,8 @@ BROKEN = {
     "table not built": ("+++\ntitle = 'x'\norder = 3\ntables = ['no_such_table']\n+++\n## A\n", "no_such_table"),
     "bad source path": ("+++\ntitle = 'x'\norder = 3\ntables = ['mini']\n+++\n## A\n\n{{ m.num('mini.y') }}\n", "line 8"),
     "bad TeX": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\n$\\frac{1}{$\n", "line 9"),
+    "unclosed $": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\nthe price $x + 1 rises\n", "line 9"),
+    "unclosed $$": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\n$$\\frac{1}{2}\n\nmore text\n", "line 7"),
     "unknown map stage": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.map('training', 'nowhere') }}\n", "nowhere"),
     "missing listing symbol": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.code('models/nets.py', 'Nope') }}\n",
                                "'Nope' not found"),

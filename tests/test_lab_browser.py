@@ -428,6 +428,11 @@ def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_pat
         result = call(page, "return await window.lab.generate({prompt: 'the cat', limit: 2});", timeout_s=60)
         assert result["models"]["mlp"]["error"] is None and result["models"]["mlp"]["calls"] >= 1
         assert result["models"]["attn1"]["stop"] == "error" and result["models"]["attn4"]["stop"] == "error"
+        for kind in KINDS:                                 # each card's stop label names its own reason
+            dd = page.locator(f'.model-card[data-kind="{kind}"] [data-stat=stop]')
+            want = {"error": "error", "limit": "token limit reached", "eos": "EOS: the model ended the story"}
+            assert dd.get_attribute("data-reason") == result["models"][kind]["stop"]
+            assert dd.text_content() == want[result["models"][kind]["stop"]]
         assert not watch.outside
         # the only console error is the browser's own note about the 404
         assert all("404" in e for e in watch.errors), watch.errors

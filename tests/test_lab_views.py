@@ -85,7 +85,7 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
         ids = [int(x) for x in rows.evaluate_all("rs => rs.map((r) => r.dataset.id)")]
         assert ids == list(np.argsort(-model, kind="stable")[:10])
         q = rows.locator(".sampled-cell").evaluate_all("cs => cs.map((c) => Number(c.dataset.q))")
-        np.testing.assert_allclose(q, want[ids], rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(q, want[ids], rtol=2e-4, atol=1e-6)   # browser vs PyTorch logits differ by ~3e-5
         texts = rows.locator(".sampled-cell").all_text_contents()
         for i, t, w in zip(ids, texts, want[ids]):
             if i in BANNED:
@@ -243,7 +243,7 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
     cell = lab.locator('.inspect-attention[data-kind="attn1"] td.cell[tabindex="0"]')
     cell.focus()
     lab.keyboard.press("ArrowLeft")
-    label = lab.evaluate("document.activeElement.getAttribute('aria-label')")
+    label = lab.evaluate("document.activeElement.querySelector('.visually-hidden').textContent")
     assert re.match(r"head 1, .+: \d\.\d{3}$", label)
     assert lab.locator("td.cell.linked").count() >= 1          # the focused token lights up elsewhere too
     # the full matrix reads out a weight from the keyboard
@@ -282,14 +282,15 @@ def test_phone_shows_one_model_at_a_time_and_never_scrolls_sideways(browser, sit
     page = context.new_page()
     assert open_lab(page, site_url, "?backend=wasm")["ok"]
     call(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 8});")
+    visible = [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()]
+    assert visible == ["mlp"]
+    page.click('#model-tabs button[data-kind="attn4"]')
+    assert page.get_attribute('#model-tabs button[data-kind="attn4"]', "aria-pressed") == "true"
     page.click('.model-card[data-kind="attn4"] .tok[data-step="2"]')
     page.wait_for_selector('.inspect-attention[data-kind="attn4"] table.attention')
-    visible = [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()]
-    assert visible == ["attn4"]
-    page.click('#model-tabs button[data-kind="mlp"]')
-    assert [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()] == ["mlp"]
-    assert page.locator('.inspect-model[data-kind="mlp"]').is_visible()
-    assert not page.locator('.inspect-model[data-kind="attn4"]').is_visible()
+    assert [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()] == ["attn4"]
+    assert page.locator('.inspect-model[data-kind="attn4"]').is_visible()
+    assert not page.locator('.inspect-model[data-kind="mlp"]').is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     # the outputs start within two screens, not after three stacked cards
     assert page.locator('.model-card[data-kind="mlp"]').bounding_box()["y"] < 2 * 844

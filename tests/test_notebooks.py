@@ -168,3 +168,11 @@ def test_site_and_code_download_carry_the_executed_notebooks(site_dir):
             assert served.read_bytes() == (nbs.OUT / f"{name}.ipynb").read_bytes()
             assert f"attention-course/notebooks/{name}.py" in names
             assert zf.read(f"attention-course/notebooks/{name}.ipynb") == served.read_bytes()
+
+
+def test_every_notebook_link_in_the_site_resolves(site_dir):
+    """Decks and reading views link to notebooks/<deck>.ipynb; each target exists."""
+    link = re.compile(r'href="([^"#?]*notebooks/[^"#?]+\.ipynb)"')
+    for page in sorted(site_dir.rglob("*.html")):
+        for href in link.findall(page.read_text(encoding="utf-8")):
+            assert (page.parent / href).resolve().is_file(), f"{page.relative_to(site_dir)} links to missing {href}"

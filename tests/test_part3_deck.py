@@ -28,7 +28,7 @@ def test_part3_quotes_the_computed_toys(page, site_url, site_dir):
     text = page.evaluate("document.querySelector('.slides').textContent")
     assert f"{two['setting_head_output']:.1f}" == "8.4" and f"{two['person_head_output']:.1f}" == "6.6"
     assert "returns [8.4, 2.4]" in text
-    assert "coordinate one → 8.4" in text and "coordinate two → 6.6" in text
+    assert "coordinate 1 → 8.4" in text and "coordinate 2 → 6.6" in text
     f = table(site_dir, "part3_fisherman")
     first = f["heads"][0]
     assert f"Head 1 puts {first['top_weight']:.3f} on {first['top_token']}" in text

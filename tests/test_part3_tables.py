@@ -301,6 +301,11 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
         assert by[tok]["cosine_to_start"] < 0.99 and by[tok]["gap_to_decayed_start"] > 0.1
     assert t["position_shape"] == [64, 64] and t["position_parameters"] == 64 * 64
     assert t["position_cos_neighbours"] > t["position_cos_far"]
+    gaps = t["position_cos_by_gap"]
+    assert len(gaps) == 63 and gaps[0] == pytest.approx(t["position_cos_neighbours"])
+    import xml.etree.ElementTree as ET
+    line = ET.fromstring(t["position_svg"]).find(".//{http://www.w3.org/2000/svg}polyline")
+    assert len(line.get("points").split()) == 64 - t["position_min_pairs"]
 
 
 def test_comparison_caveats_come_from_the_checkpoints_and_settings():

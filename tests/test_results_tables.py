@@ -218,7 +218,7 @@ def test_small_differences_are_written_in_scientific_notation():
 
 
 def test_device_says_thread_or_threads_from_the_number():
-    from export.tables.results_measured import device_phrase
+    from export.tables._results_measured import device_phrase
     assert device_phrase("cpu (x86_64, 1 threads)") == "CPU (x86_64), 1 thread"
     assert device_phrase("cpu (x86_64, 2 threads)") == "CPU (x86_64), 2 threads"
     s = summary(fake_results(), AUDIT)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from models.settings import TABLES_DIR
+from models.swap import build_lock
 
 from . import TablesError, compute_all
 
@@ -38,7 +39,12 @@ def main(argv=None) -> int:
         print(f"tables failed: {exc}", file=sys.stderr)
         print(f"nothing written; {args.out} is unchanged", file=sys.stderr)
         return 1
-    write_tables(tables, args.out, remove_stale=args.only is None)
+    try:
+        with build_lock(args.out.parent):
+            write_tables(tables, args.out, remove_stale=args.only is None)
+    except OSError as exc:   # a read-only or full disk: name the path, no traceback
+        print(f"tables failed: cannot write {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"{len(tables)} tables written to {args.out}: {', '.join(sorted(tables))}")
     return 0
 

@@ -111,6 +111,9 @@ def _copy(model):
     return m
 
 
+MIN_PAIRS = 8      # the chart leaves out distances with fewer slot pairs than this (too noisy)
+
+
 def _position_similarity(P: torch.Tensor, far: int = 16) -> dict:
     """Mean cosine similarity of neighbouring position rows vs rows at least
     ``far`` slots apart: a learned table that has picked up order shows a gap."""
@@ -119,9 +122,13 @@ def _position_similarity(P: torch.Tensor, far: int = 16) -> dict:
     T = P.shape[0]
     i, j = torch.triu_indices(T, T, 1)
     gap = (j - i)
+    by_gap = [float(S[i[gap == g], j[gap == g]].mean()) for g in range(1, T)]
     return {"position_cos_neighbours": float(S[i[gap == 1], j[gap == 1]].mean()),
             "position_cos_far": float(S[i[gap >= far], j[gap >= far]].mean()),
-            "position_far_gap": far}
+            "position_far_gap": far,
+            "position_cos_by_gap": by_gap,
+            "position_min_pairs": MIN_PAIRS,
+            "position_svg": results_svg.similarity_by_gap(by_gap[:T - MIN_PAIRS], far, MIN_PAIRS)}
 
 
 def comparison(inputs: Inputs, results: dict | None) -> dict:

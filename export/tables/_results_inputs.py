@@ -14,6 +14,7 @@ import torch
 from export.decoding import context_window, start_history
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.files import Missing, read_json, shown
+from models.results_file import load_results
 from models.settings import EXPORT_DIR, MODELS_DIR, ROOT
 from models.tokenizer import tokenize
 
@@ -41,7 +42,10 @@ class Inputs:
             return None
 
     def results(self):
-        return self.json(self.models_dir / "results.json")
+        """results.json checked against its schema (every run of the profile,
+        every field), or None when absent."""
+        path = self.models_dir / "results.json"
+        return None if self.json(path) is None else load_results(path, InputError)
 
     def audit(self):
         return self.json(self.models_dir / "corpus_audit.json")

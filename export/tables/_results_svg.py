@@ -250,3 +250,25 @@ def seed_curves(runs: list[dict], labels: dict[str, str], first_shown: int, seed
         f"last {r['val_trace'][-1]['val_loss']:.3f} at step {r['val_trace'][-1]['step']}" for r in runs) + ".")
     return _svg(frame, f"chart-seed-{seed}", f"Validation loss of the seed-{seed} runs: best step versus last step",
                 desc, body)
+
+
+def similarity_by_gap(by_gap: list[float], far: int, min_pairs: int) -> str:
+    """Mean cosine similarity of two learned position rows against how many
+    slots apart they are (1 .. the last distance with at least min_pairs pairs)."""
+    gaps = list(range(1, len(by_gap) + 1))
+    frame = Frame(nice_ticks(0, gaps[-1], 8), nice_ticks(min(by_gap + [0.0]), max(by_gap), 4),
+                  width=1000, height=300, right=30, top=24, bottom=52)
+    body = frame.axes("slots apart", "mean cosine similarity")
+    body.append(f'<line x1="{frame.left}" x2="{frame.width - frame.right}" y1="{frame.y(0)}" y2="{frame.y(0)}" '
+                f'stroke="#334155" stroke-width="1" stroke-dasharray="4 3"/>')
+    pts = " ".join(f"{frame.x(g)},{frame.y(v)}" for g, v in zip(gaps, by_gap))
+    body.append(f'<polyline class="similarity" fill="none" stroke="{COLOURS["attn4"]}" stroke-width="2.5" '
+                f'points="{pts}"/>')
+    body.append(f'<circle cx="{frame.x(1)}" cy="{frame.y(by_gap[0])}" r="5" fill="{COLOURS["attn4"]}">'
+                f'<title>neighbouring slots: {by_gap[0]:.3f}</title></circle>')
+    desc = (f"Mean cosine similarity between the learned position rows of two slots, by how many slots apart "
+            f"they are. Neighbouring slots: {by_gap[0]:.3f}; {far} slots apart: {by_gap[far - 1]:.3f}; "
+            f"{gaps[-1]} slots apart: {by_gap[-1]:.3f}. Distances with fewer than {min_pairs} pairs of slots "
+            f"are left out.")
+    return _svg(frame, "chart-position-similarity", "How alike two learned position rows are, by distance",
+                desc, body)

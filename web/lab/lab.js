@@ -6,7 +6,7 @@ import { CONTEXT, checkFilters, contextWindow, startHistory } from '../core/deco
 import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
 import { el, fmt } from '../core/dom.js';
 import { renderPreview, modelCard, renderOutput, renderStats, renderResults, backendName, markSelected } from './view.js';
-import { installLinking, renderInspect } from './inspect-view.js';
+import { installLinking, renderInspect, scrollToNewest } from './inspect-view.js';
 import { renderScore, renderScoreDetail } from './score-view.js';
 import { linkSlides } from './slides.js';
 import { MAX_BENCH_RUNS, MIN_TEMPERATURE, checkBackend, checkIds, checkKind, checkMetadata, checkRuns,
@@ -711,6 +711,7 @@ async function benchmarkJob(job, kind, backend, runs) {
 function showModel(kind) {
   document.querySelector('main').dataset.show = kind;
   for (const b of $('model-tabs').querySelectorAll('button')) b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
+  scrollToNewest($('inspect-body'));
 }
 
 // ---------------------------------------------------------------- start-up
@@ -773,7 +774,7 @@ async function start() {
     $('model-tabs').append(el('button', { type: 'button', 'data-kind': kind, 'aria-pressed': 'false',
       'aria-controls': `card-${kind}`, onclick: () => showModel(kind), text: metadata.models[kind].label }));
   }
-  showModel(metadata.order[metadata.order.length - 1]);
+  showModel(metadata.order[0]);
   installLinking($('inspect'));
   renderResults($('results-table'), metadata);
   $('dataset-attribution').textContent = `Stories: ${metadata.dataset.attribution}`;
@@ -794,6 +795,8 @@ async function start() {
   const status = await useBackend(choice).catch((err) => ({ ok: false, error: err.message, models: {} }));
   S.phase = 'ready';
   updateGenerate();
+  // the download is done: its bars fold into the Runtime section, out of the learner's way
+  $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));
   offline.then((o) => (o.ok ? keepOffline() : null)).catch(() => {});
   const models = {};
   for (const kind of metadata.order) {

@@ -214,7 +214,6 @@ function sessionFor(kind, backend) {
 }
 
 async function run({ kind, backend, contexts, matrix = false }) {
-  checkContexts(contexts, state.metadata.vocab_size);
   const session = sessionFor(kind, backend);
   if (matrix && !session.outputNames.includes('attention_matrix')) {
     throw new Error(`${kind} has no attention, so it has no attention matrix`);
@@ -330,8 +329,14 @@ function resources() {
   return { urls: [import.meta.url, ...performance.getEntriesByType('resource').map((e) => e.name)] };
 }
 
+// lab.run and lab.logits: contexts from outside are checked; the decoding loop's own are not.
+function runChecked(args) {
+  checkContexts(args.contexts, state.metadata.vocab_size);
+  return run(args);
+}
+
 const handlers = {
-  load, plan, prepare, run, bench, generate, resources,
+  load, plan, prepare, run: runChecked, bench, generate, resources,
   stop: async ({ runId }) => { state.stops.add(runId); return {}; },
 };
 
