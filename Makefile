@@ -5,6 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
+PORT ?= 8000
 
 .PHONY: all deps site notebooks serve test train train-resume bench clean
 
@@ -34,8 +35,9 @@ site: deps
 notebooks: NOTEBOOK_FLAGS := --force
 notebooks: site
 
+# make serve PORT=8001 to use another port
 serve: site
-	$(PY) -m site_builder.serve
+	$(PY) -m site_builder.serve --port $(PORT)
 
 test: site
 	$(PY) -m pytest -q

@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
+from models.settings import CONTEXT, TOKEN_LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
-CONTEXT = 64
 BANNED = frozenset((PAD_ID, BOS_ID, UNK_ID))
 MASK32 = 0xFFFFFFFF
 
@@ -131,7 +131,7 @@ def sampled_choice(logits: Sequence[float], temperature: float, rng: Mulberry32,
 
 def generate(logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids: Sequence[int], *,
              mode: str = "greedy", temperature: float = 1.0, seed: int = 0,
-             limit: int = 24, top_k: int = 0, top_p: float = 1.0) -> dict:
+             limit: int = TOKEN_LIMIT, top_k: int = 0, top_p: float = 1.0) -> dict:
     """Run the decoding loop with ``logits_fn(context_ids) -> logits``.
 
     Returns ids (new tokens, EOS excluded), stop ('eos' or 'limit') and calls

@@ -15,12 +15,12 @@ import numpy as np
 import torch
 
 from models.corpus import Corpus
+from models.settings import TOKEN_LIMIT as LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab
 
 from .decoding import (BANNED, CONTEXT, Mulberry32, context_window, generate, sampling_weights,
                        start_history)
 
-LIMIT = 24
 SAMPLED = {"temperature": 0.9, "seed": 7}
 FILTERED = {"temperature": 0.9, "seed": 7, "top_k": 20, "top_p": 0.9}
 SHORT_PROMPT = "Once upon a time, there was a little"

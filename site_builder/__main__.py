@@ -16,9 +16,9 @@ def parse_args(argv=None) -> Inputs:
     p = argparse.ArgumentParser(prog="python -m site_builder", description=__doc__)
     p.add_argument("--content", type=Path, default=d.content, help="content folder (decks/, maps/, index.md)")
     p.add_argument("--tables", type=Path, default=d.tables, help="folder of table JSON (python -m export.tables)")
-    p.add_argument("--export", type=Path, default=d.export, help="export folder copied to site/models/")
+    p.add_argument("--export", type=Path, default=d.export, help="export folder copied to site/onnx/")
     p.add_argument("--no-export", action="store_true",
-                   help="development only: do not copy the export (site/models/ will be absent)")
+                   help="development only: do not copy the export (site/onnx/ will be absent)")
     p.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
                    help="folder of executed notebooks copied to site/notebooks/ (python -m site_builder.notebooks)")
     p.add_argument("--no-notebooks", action="store_true",

@@ -14,27 +14,30 @@ from markupsafe import Markup, escape
 
 from .katex_render import render_math
 from .listing import listing
-from .maps import map_strip
-from .values import TFloat, TInt, TList, bars_parts, fmt, is_plain_number, resolve, source_of, table_parts, track
+from .maps import code_table, map_strip
+from .values import TFloat, TInt, TList, bars_parts, figure_parts, fmt, is_plain_number, resolve, source_of, table_parts, track
 from . import guards
 
 FRONT_KEYS = {"title": str, "order": int, "subtitle": str, "tables": list, "part": str, "allow_digits": list}
 REQUIRED = ("title", "order")
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+STRAY_DOLLAR = re.compile(r"(?<!\\)\$+")  # a $ or $$ left after the math is taken out: unbalanced
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^$\\\n])+?)(?<![\s\\])\$(?!\d)")
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
 PLACEHOLDER = re.compile(r"<p>@@S(\d+)@@</p>|@@S(\d+)@@")
 BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
+LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
 MARKER = re.compile("\ue000(\\d+)\ue001")
 
 
 class ContentError(ValueError):
     """A content file is broken; ``line`` is its 1-based line when known."""
 
-    def __init__(self, message: str, line: int | None = None):
+    def __init__(self, message: str, line: int | None = None, snippet: str | None = None):
         super().__init__(message)
         self.line = line
+        self.snippet = snippet
 
 
 @dataclass
@@ -104,9 +107,10 @@ class Renderer:
                                       finalize=self._finalize)
         self.env.filters["block"] = self._stash
         self.env.globals.update(
-            resolve=resolve, fmt=fmt, sourced=self.sourced, compare_word=self.compare, table_parts=table_parts, bars_parts=bars_parts,
+            resolve=resolve, fmt=fmt, figure_svg=figure_parts, sourced=self.sourced, compare_word=self.compare, table_parts=table_parts, bars_parts=bars_parts,
             listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
             map_strip=lambda name, stage: map_strip(content_dir, name, stage),
+            map_code_table=lambda name: code_table(content_dir, name),
         )
         self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
         self.stash: list[str] = []
@@ -279,11 +283,27 @@ class Renderer:
             found.append((self.resolve_markers(m.group(1), tex=True), False, len(self.stash) - 1))
             return f"@@S{len(self.stash) - 1}@@"
 
-        return INLINE_MATH.sub(inline, DISPLAY_MATH.sub(display, text))
+        out = INLINE_MATH.sub(inline, DISPLAY_MATH.sub(display, text))
+        stray = STRAY_DOLLAR.search(out)
+        if stray:  # name the text from the unmatched delimiter on; render_file finds its line
+            rest = out[stray.start():].split("\n")[0].split("@@S")[0]
+            raise ContentError(f"unbalanced math delimiter {stray.group(0)} (write \\$ for a dollar sign): {rest[:60]!r}",
+                               snippet=rest)
+        return out
 
     # ---- Markdown ------------------------------------------------------------
     def markdown(self, text: str) -> str:
         return self.md.render(text)
+
+    def line_blocks(self, text: str) -> str:
+        """`Takeaway: ...` -> the slide's one-line conclusion; `Step: ...` -> one
+        revealed step (a reveal.js fragment) of a worked calculation."""
+        def sub(m):
+            inline = self.md.renderInline(m.group(2).strip())
+            if m.group(1) == "Takeaway":
+                return self._stash(f'<p class="takeaway"><strong>Takeaway:</strong> {inline}</p>')
+            return self._stash(f'<p class="fragment step">{inline}</p>')
+        return LINE_BLOCK.sub(sub, text)
 
     def fill(self, html: str) -> Markup:
         def sub(m):
@@ -321,8 +341,12 @@ class Renderer:
         raw = []
         for part in parts:
             main, notes = self.split_notes(part) if slides else (part, None)
-            main_md = self.extract_math(main, math)
-            notes_md = self.extract_math(notes, math) if notes is not None else None
+            try:
+                main_md = self.line_blocks(self.extract_math(main, math))
+                notes_md = self.extract_math(notes, math) if notes is not None else None
+            except ContentError as exc:
+                exc.line = exc.line or next((i + 1 for i, l in enumerate(text.split("\n")) if exc.snippet in l), None)
+                raise
             raw.append((self.markdown(main_md), self.markdown(notes_md) if notes_md is not None else None))
         results = render_math([(tex, display) for tex, display, _ in math], self.node_modules)
         for (tex, display, index), result in zip(math, results):

@@ -140,3 +140,15 @@ def source_of(value) -> str | None:
 
 def is_plain_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def figure_parts(data: dict, value) -> dict:
+    """A diagram stored as an SVG string in a table -> {svg: Markup, source}."""
+    from markupsafe import Markup
+    v, source = resolve(data, value)
+    if is_unavailable(v):
+        return {"unavailable": v.get("reason", "not measured yet"), "source": source, "svg": None}
+    if not isinstance(v, str) or not v.startswith("<svg") or "<title" not in v or "<desc" not in v:
+        raise ValueError(f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
+                         f"(draw it with export/tables/_draw.py)")
+    return {"unavailable": None, "source": source or "", "svg": Markup(v)}

@@ -25,9 +25,8 @@ from models.checkpoints import CHECKPOINT_DIR, load_checkpoint, load_vocab, save
 from models.corpus import prepare
 from models.nets import KINDS, build, count_parameters
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
+from models.settings import ROOT, EXPORT_DIR as EXPORT
 
-ROOT = Path(__file__).resolve().parent.parent
-EXPORT = ROOT / "build" / "export"
 RESULTS = ROOT / "models" / "results.json"
 
 
@@ -227,19 +226,20 @@ def test_presets(presets):
 @pytest.fixture(scope="module")
 def scratch_checkpoints(tmp_path_factory) -> Path:
     """Course-sized, randomly initialized checkpoints with the real vocabulary
-    and a small results file, so that the exporter can run end to end quickly."""
+    and the committed results (seed-11 test losses 5, 6, 7), so that the
+    exporter can run end to end quickly."""
     root = tmp_path_factory.mktemp("ckpt")
     ckpt = root / "checkpoints"
     ckpt.mkdir()
     shutil.copyfile(CHECKPOINT_DIR / "vocab.json", ckpt / "vocab.json")
-    runs = []
+    results = json.loads(RESULTS.read_text(encoding="utf-8"))
     for i, kind in enumerate(KINDS):
         torch.manual_seed(100 + i)
         model = build(kind)
         save_checkpoint(model, {"seed": 11, "selected_step": 750, "profile": "course", "test_loss": 5.0}, ckpt)
-        runs.append({"kind": kind, "seed": 11, "test_loss": 5.0 + i, "test_perplexity": float(np.exp(5.0 + i)),
-                     "val_loss": 5.1, "train_seconds": 12.5, "device": "test"})
-    (root / "results.json").write_text(json.dumps({"profile": "course", "runs": runs, "aggregate": {}}))
+        run = next(r for r in results["runs"] if r["kind"] == kind and r["seed"] == 11)
+        run.update(test_loss=5.0 + i, test_perplexity=float(np.exp(5.0 + i)))
+    (root / "results.json").write_text(json.dumps(results))
     return ckpt
 
 
@@ -248,7 +248,7 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_checkpo
     assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "exported"
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["models"]["attn1"]["seed_run"]["test_loss"] == 6.0
-    assert meta["models"]["attn1"]["aggregate"] is None          # no seeds aggregated in this results file
+    assert meta["models"]["attn1"]["aggregate"]["seeds"] == [11, 29, 47]
     stamp = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
     assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "skipped"
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == stamp

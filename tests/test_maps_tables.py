@@ -187,3 +187,13 @@ def test_all_tables_are_plain_json(t):
     for name, value in t.items():
         assert name.startswith("maps_")
         to_json(name, value)  # raises on NaN/inf or non-JSON values
+
+
+def test_embedding_table_and_batch_rows_are_the_same_tensor(t):
+    """The lookup slide and the batch slide show the same rows: every E[b, s] is row
+    X[b, s] of the table shown (once, the table was read after the SGD step)."""
+    m, b = t["maps_mlp"], t["maps_batch"]
+    for bi, row in enumerate(b["X"]):
+        for s, token_id in enumerate(row):
+            assert m["E"][bi][s] == m["embedding_table"][token_id]
+    assert m["found_row"] == m["embedding_table"][m["found_id"]]

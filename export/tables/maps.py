@@ -195,7 +195,7 @@ def mlp_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> tuple[dict, Fixe
     C = len(vocab)
     torch.manual_seed(SEED)
     mlp = FixedWindowMLP(C, W, D, H, vocab.pad_id)
-    table = mlp.token_embedding.weight
+    table = mlp.token_embedding.weight.detach().clone()   # before the SGD step below changes the parameter
     found = vocab.stoi["found"]
     E = mlp.token_embedding(X)
     flat = E.flatten(start_dim=1)

@@ -1,4 +1,4 @@
-"""Tables for the Part II deck, all computed from the toy model in part2_toy.
+"""Tables for the Part II deck, all computed from the toy model in _part2_toy.
 
 `compute()` returns {NAME: table}; `python -m export.tables` writes each one to
 build/tables/NAME.json. Tables that a slide shows as a grid carry ready-made
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from . import part2_toy as toy
+from . import _part2_toy as toy
 
 MASKED = "−∞"
 SENTENCE_LABELS = {"river": "river sentence", "cheque": "cheque sentence"}

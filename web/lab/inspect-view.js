@@ -93,8 +93,18 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
       el('p', { class: 'note' }, 'Each row is one head: how much of its message the newest token (the query, marked ▼) takes from each token it can see. ',
         'Each row sums to 1. ', slideLink('attention', 'Slide: softmax turns scores into weights')), weightLegend()) : null,
     ...maps);
-  for (const wrap of container.querySelectorAll('.table-wrap.scroll-end')) wrap.scrollLeft = wrap.scrollWidth;
+  scrollToNewest(container);
   return first;
+}
+
+// Heatmaps open at the newest tokens. A hidden one (another model's, on a
+// phone) is scrolled when it is first shown.
+export function scrollToNewest(root) {
+  for (const wrap of root.querySelectorAll('.table-wrap.scroll-end:not([data-scrolled])')) {
+    if (!wrap.offsetParent) continue;
+    wrap.scrollLeft = wrap.scrollWidth;
+    wrap.dataset.scrolled = '1';
+  }
 }
 
 export function describeControls(c) {
@@ -149,9 +159,9 @@ function attentionSection(it, entry, vocab, stepIndex) {
         class: `cell${j === query ? ' query' : ''}`, tabindex: '-1', 'data-pos': it.offset + j,
         style: { backgroundColor: c.background, color: c.color },
         title: `head ${h + 1}, "${vocab.token(it.context[j])}": ${w.toFixed(4)}`,
-        'aria-label': `head ${h + 1}, ${label(j)}: ${w.toFixed(3)}`,
         'data-weight': w.toFixed(6),
-      }, fmt.weight(w));
+      }, el('span', { 'aria-hidden': 'true', text: fmt.weight(w) }),
+      el('span', { class: 'visually-hidden', text: `head ${h + 1}, ${label(j)}: ${w.toFixed(3)}` }));
     })));
   }
   const table = el('table', { class: 'attention', 'data-heads': heads, role: 'grid',

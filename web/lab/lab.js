@@ -6,11 +6,16 @@ import { CONTEXT, checkFilters, contextWindow, startHistory } from '../core/deco
 import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
 import { el, fmt } from '../core/dom.js';
 import { renderPreview, modelCard, renderOutput, renderStats, renderResults, backendName, markSelected } from './view.js';
-import { installLinking, renderInspect } from './inspect-view.js';
+import { installLinking, renderInspect, scrollToNewest } from './inspect-view.js';
 import { renderScore, renderScoreDetail } from './score-view.js';
 import { linkSlides } from './slides.js';
+import { MAX_BENCH_RUNS, MIN_TEMPERATURE, checkBackend, checkIds, checkKind, checkMetadata, checkRuns,
+  checkRuntimeManifest, checkTemperature } from './guards.js';
+import { addToPlan, remaining, renderPlan, updateProgress } from './progress.js';
+import { keepShell, registerOffline, shellUrls } from './offline.js';
 
-const MODELS = new URL('../models/', import.meta.url);
+const MODELS = new URL('../onnx/', import.meta.url);
+const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url);
 const t0 = performance.now();
 const $ = (id) => document.getElementById(id);
 
@@ -22,6 +27,7 @@ let workerFailure = null;
 
 worker.onmessage = (event) => {
   const msg = event.data;
+  if (msg.event === 'progress') { onProgress(msg); return; }
   if (msg.event) { onWorkerEvent(msg); return; }
   const w = waiting.get(msg.id);
   if (!w) return;
@@ -30,10 +36,15 @@ worker.onmessage = (event) => {
 };
 worker.onerror = (event) => {
   event.preventDefault();
-  workerFailure = `the inference worker failed to start (${event.message || 'a script it imports did not load, such as vendor/onnxruntime-web/ort.all.min.mjs'})`;
+  workerFailure = `the inference worker failed to start (${event.message || 'a script it imports did not load'})`;
   for (const w of waiting.values()) w.reject(new Error(workerFailure));
   waiting.clear();
 };
+
+function onProgress(msg) {
+  updateProgress($('load-progress'), msg);
+  if (S.phase === 'download') updateGenerate();
+}
 
 function call(op, args) {
   if (workerFailure) return Promise.reject(new Error(workerFailure));
@@ -58,22 +69,24 @@ const S = {
   sameContext: false, // inspect all three models on the selected card's context
   inspected: null, // {index, items} with the logits of the inspected step
   score: null, // the last score result
-  busy: false, // a generation or a score is running
+  manifest: null, // vendor/onnxruntime-web/runtimes.json
+  phase: 'download', // download -> starting -> ready (Generate says why it waits)
+  job: null, // the running generation, score or benchmark: {kind, runId, stopped}
 };
 
-async function fetchJSON(name) {
-  const url = new URL(name, MODELS);
+async function fetchJSON(name, base = MODELS, folder = 'onnx') {
+  const url = new URL(name, base);
   let response;
   try {
     response = await fetch(url);
   } catch (err) {
-    throw new Error(`could not load models/${name}: ${err.message}`);
+    throw new Error(`could not load ${folder}/${name}: ${err.message}`);
   }
-  if (!response.ok) throw new Error(`models/${name} is missing (HTTP ${response.status})`);
+  if (!response.ok) throw new Error(`${folder}/${name} is missing (HTTP ${response.status})`);
   try {
     return await response.json();
   } catch (err) {
-    throw new Error(`models/${name} is not valid JSON (${err.message})`);
+    throw new Error(`${folder}/${name} is not valid JSON (${err.message})`);
   }
 }
 
@@ -84,11 +97,12 @@ function showPageError(message) {
 
 // ---------------------------------------------------------------- backends
 function prepareBackend(choice) {
-  if (!['auto', 'webgpu', 'wasm'].includes(choice)) {
-    return Promise.reject(new Error(`unknown backend "${choice}"; use auto, webgpu or wasm`));
-  }
+  try { checkBackend(choice); } catch (err) { return Promise.reject(err); }
   if (!S.prepared[choice]) {
+    const runtimes = choice === 'auto' ? [] : [choice];
+    for (const b of runtimes) addToPlan($('load-progress'), runtimeItem(b));
     S.prepared[choice] = call('prepare', { backend: choice }).then((status) => {
+      if (!status.ok) delete S.prepared[choice]; // a later try may work (back online, another adapter)
       if (status.ok) {
         S.sessions[status.backend] = S.sessions[status.backend] || {};
         for (const [kind, r] of Object.entries(status.models)) {
@@ -98,7 +112,7 @@ function prepareBackend(choice) {
       }
       renderLoadTable();
       return status;
-    });
+    }, (err) => { delete S.prepared[choice]; throw err; });
   }
   return S.prepared[choice];
 }
@@ -107,8 +121,83 @@ async function useBackend(choice) {
   const status = await prepareBackend(choice);
   S.status = { ...status, choice };
   renderBackendLine();
+  renderModelErrors(status);
+  updateGenerate();
   if (!status.ok) throw new Error(status.error);
   return status;
+}
+
+// The menu's choice: Generate waits (and says so) while the runtime starts,
+// and is enabled again as soon as any model is ready on it.
+async function switchBackend(choice) {
+  S.phase = 'starting';
+  updateGenerate();
+  try {
+    await useBackend(choice);
+  } catch { /* renderBackendLine shows why */ } finally {
+    S.phase = 'ready';
+    updateGenerate();
+  }
+}
+
+function runtimeItem(backend) {
+  const build = S.manifest.builds[backend];
+  return { file: `runtime-${backend}`, label: `${backendName(backend)} runtime`, bytes: build.bytes };
+}
+
+function modelsReady() {
+  return Boolean(S.status?.ok && Object.values(S.status.models || {}).some((m) => m.ok));
+}
+
+// Generate is enabled only when it can run; otherwise the line beside it says why.
+function updateGenerate() {
+  const why = $('generate-why');
+  let reason = null;
+  if (location.protocol === 'file:') reason = 'The lab needs a local web server: see the message above.';
+  else if (S.job) reason = S.job.kind === 'benchmark' ? 'A benchmark is running: Stop ends it.'
+    : S.job.kind === 'score' ? 'Scoring the text…' : null;
+  else if (S.phase === 'download') {
+    const { loaded, total } = remaining($('load-progress'));
+    reason = total ? `Waiting for the download: ${fmt.mb(loaded)} of ${fmt.mb(total)} so far.` : 'Waiting for the model list.';
+  } else if (S.phase === 'starting') {
+    reason = 'Waiting for the runtime: creating and warming up the model sessions.';
+  } else if (S.status && !S.status.ok) reason = `Cannot generate: ${S.status.error}`;
+  else if (S.status && !modelsReady()) reason = 'Cannot generate: no model is ready on this runtime (see the errors above).';
+  $('generate').disabled = Boolean(reason) || Boolean(S.job);
+  $('score').disabled = Boolean(reason) || Boolean(S.job);
+  $('stop').disabled = !S.job;
+  if (why) {
+    why.hidden = !reason;
+    why.textContent = reason || '';
+  }
+}
+
+function renderModelErrors(status) {
+  for (const kind of S.metadata.order) {
+    const load = S.load[kind];
+    const sess = status.models?.[kind];
+    const error = load?.error || sess?.error || (status.ok ? null : status.error);
+    S.views[kind].error.hidden = !error;
+    S.views[kind].error.textContent = error ? `Cannot run this model: ${error}` : '';
+  }
+}
+
+// One job at a time (generation or benchmark), claimed synchronously so that
+// a second call in the same tick is refused; lab.stop() ends the claimed job
+// even before it reaches the worker.
+function beginJob(kind) {
+  if (S.job) {
+    throw new Error(`${{ benchmark: 'a benchmark', score: 'a score' }[S.job.kind] || 'a generation'} is already running: ` +
+      'wait for it or call lab.stop() first');
+  }
+  S.job = { kind, runId: ++S.runCounter, stopped: false };
+  updateGenerate();
+  return S.job;
+}
+
+function endJob(job) {
+  if (S.job === job) S.job = null;
+  updateGenerate();
 }
 
 function renderBackendLine() {
@@ -127,8 +216,11 @@ function renderBackendLine() {
   $('backend-line').textContent = `Runtime in use: ${backendName(st.backend)}${adapter}` +
     `${st.choice === 'auto' ? ', chosen automatically' : ', chosen by you'}. ${ok} of ${S.metadata.order.length} models ready.`;
   fb.className = 'note';
-  fb.hidden = !st.fallback_reason;
-  fb.textContent = st.fallback_reason ? `Automatic fallback to WASM: ${st.fallback_reason}.` : '';
+  const why = st.choice === 'auto' ? st.choice_reason || st.fallback_reason : null;
+  fb.hidden = !why && !st.software_adapter;
+  fb.textContent = st.fallback_reason ? `Automatic choice, WASM: ${st.fallback_reason}.`
+    : why ? `Automatic choice, WebGPU: ${why}.`
+      : st.software_adapter ? 'This WebGPU adapter is a software renderer (a CPU emulation): expect it to be much slower than WASM.' : '';
 }
 
 function renderLoadTable() {
@@ -141,19 +233,18 @@ function renderLoadTable() {
     return el('tr', { 'data-kind': kind },
       el('th', { scope: 'row', text: entry.label }),
       el('td', { text: fmt.mb(entry.bytes) }),
-      el('td', { text: load ? (load.ok ? fmt.ms(load.download_ms) : 'failed') : '…' }),
+      el('td', { text: load ? (load.ok ? (load.from === 'cache' ? 'offline copy' : fmt.ms(load.download_ms)) : 'failed') : '…' }),
       el('td', { class: load && !load.ok ? 'error' : '', text: load ? (load.ok ? 'verified' : load.error) : '…' }),
       el('td', { text: perBackend.map(([b]) => backendName(b)).join('\n') || '–' }),
       el('td', { text: lines((b, r) => fmt.ms(r.create_ms)) }),
       el('td', { text: lines((b, r) => fmt.ms(r.warmup_ms)) }));
   });
-  const rt = S.load.runtime;
-  if (rt) {
-    rows.push(el('tr', { 'data-kind': 'runtime' },
-      el('th', { scope: 'row', text: `Runtime (onnxruntime-web${rt.version ? ` ${rt.version}` : ''})` }),
+  for (const [backend, rt] of Object.entries(S.load.runtimes || {})) {
+    rows.push(el('tr', { 'data-kind': `runtime-${backend}` },
+      el('th', { scope: 'row', text: `${backendName(backend)} runtime (onnxruntime-web${rt.version ? ` ${rt.version}` : ''})` }),
       el('td', { text: rt.ok ? fmt.mb(rt.bytes) : '–' }),
-      el('td', { text: rt.ok ? fmt.ms(rt.download_ms) : 'failed' }),
-      el('td', { class: rt.ok ? '' : 'error', text: rt.ok ? 'pinned npm file' : rt.error }),
+      el('td', { text: rt.ok ? (rt.from === 'cache' ? 'offline copy' : fmt.ms(rt.download_ms)) : 'failed' }),
+      el('td', { class: rt.ok ? '' : 'error', text: rt.ok ? 'verified' : rt.error }),
       el('td', { text: '' }), el('td', { text: '' }), el('td', { text: '' })));
   }
   body.replaceChildren(...rows);
@@ -268,7 +359,8 @@ function problems(o) {
   const out = {};
   if (typeof o.prompt !== 'string') out.prompt = 'the prompt must be text';
   if (!['greedy', 'sampled'].includes(o.mode)) out.mode = `mode must be "greedy" or "sampled", got "${o.mode}"`;
-  if (!(Number.isFinite(o.temperature) && o.temperature > 0)) out.temperature = 'temperature must be a number above 0';
+  try { checkTemperature(o.temperature); } catch (err) { out.temperature = err.message; }
+  try { checkBackend(o.backend); } catch (err) { out.backend = err.message; }
   try { checkFilters(o.top_k, 1); } catch { out.top_k = 'top-k must be a whole number, 0 or more (0 keeps every token)'; }
   try { checkFilters(0, o.top_p); } catch { out.top_p = 'top-p must be above 0 and at most 1 (1 keeps every token)'; }
   if (!(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= 4294967295)) out.seed = 'seed must be a whole number from 0 to 4294967295';
@@ -418,21 +510,25 @@ function scoreContinuation(kind) {
 
 // Generates for one or more prompts (the page shows the first); every
 // (model, prompt) pair decodes on its own, exactly as if run alone.
-async function runGeneration(options, prompts) {
+function runGeneration(options, prompts) {
+  let job;
+  try { job = beginJob('generation'); } catch (err) { return Promise.reject(err); } // synchronously, before any await
+  return generateJob(job, options, prompts).finally(() => endJob(job));
+}
+
+async function generateJob(job, options, prompts) {
   await lab.ready;
-  if (S.busy) throw new Error('a generation is already running: call lab.stop() first');
   const o = { ...readControls(), ...options, prompt: prompts[0] };
   validate(o);
   for (const p of prompts) if (typeof p !== 'string') throw new Error('every prompt must be a string');
   writeControls(o);
   if (task() !== 'generate') { document.querySelector('input[name="task"][value="generate"]').checked = true; syncTask(); }
   $('page-error').hidden = true;
-  S.busy = true;
-  try {
+  {
     const status = await useBackend(o.backend);
     const analyses = prompts.map(analyse);
     const run = {
-      id: ++S.runCounter, active: true, options: o, backend: status.backend,
+      id: job.runId, active: true, options: o, backend: status.backend,
       promptIds: analyses[0].ids, promptTokens: analyses[0].tokens,
       results: analyses.map(() => Object.fromEntries(S.metadata.order.map((k) =>
         [k, { ids: [], tokens: [], steps: [], stepCount: 0, stats: null }]))),
@@ -448,9 +544,6 @@ async function runGeneration(options, prompts) {
     S.inspected = null;
     $('inspect-body').replaceChildren();
     $('inspect-hint').hidden = false;
-    $('generate').disabled = true;
-    $('score').disabled = true;
-    $('stop').disabled = false;
     try {
       await call('generate', {
         runId: run.id, kinds: S.metadata.order, backend: status.backend, prompts: analyses.map((a) => a.ids),
@@ -474,11 +567,6 @@ async function runGeneration(options, prompts) {
       return { prompt: prompts[p], prompt_ids: analysis.ids, prompt_tokens: analysis.tokens,
         history_length: analysis.history.length, backend: status.backend, options: { ...o, prompt: prompts[p] }, models };
     });
-  } finally {
-    S.busy = false;
-    $('generate').disabled = false;
-    $('score').disabled = false;
-    $('stop').disabled = true;
   }
 }
 
@@ -492,8 +580,12 @@ async function generateMany({ prompts, ...options } = {}) {
   return runGeneration(options, prompts);
 }
 
+// Stops whatever is running or about to run (a generation, a score or a benchmark).
 async function stop() {
-  if (S.run && S.run.active) await call('stop', { runId: S.run.id });
+  const job = S.job;
+  if (!job || job.stopped) return;
+  job.stopped = true;
+  await call('stop', { runId: job.runId });
 }
 
 // ---------------------------------------------------------------- score mode
@@ -501,23 +593,26 @@ const SCORE_BATCH = 64;
 
 // Teacher-forced scoring of one text by every model: the probability of each
 // actual token given the ones before it, cross-entropy and perplexity.
-async function score({ text, eos = false, backend } = {}) {
+function score(options = {}) {
+  let job;
+  try { job = beginJob('score'); } catch (err) { return Promise.reject(err); }
+  return scoreJob(job, options).finally(() => endJob(job));
+}
+
+async function scoreJob(job, { text, eos = false, backend } = {}) {
   await lab.ready;
   if (typeof text !== 'string') throw new Error('score needs {text: "..."}: the text to score');
-  if (S.busy) throw new Error('the lab is busy with a generation or a score: wait for it, or call lab.stop()');
-  const status = await useBackend(backend ?? $('backend').value);
+  const status = await useBackend(checkBackend(backend ?? $('backend').value));
   const a = analyse(text);
   if (!a.ids.length && !eos) throw new Error('the text has no tokens to score: type some words (or ask for the EOS target)');
-  S.busy = true;
-  $('generate').disabled = true;
-  $('score').disabled = true;
-  try {
+  {
     const { targets, contexts } = scoreContexts(a.ids, Boolean(eos));
     const models = {};
     for (const kind of S.metadata.order) {
       const logProbs = [];
       try {
         for (let start = 0; start < contexts.length; start += SCORE_BATCH) {
+          if (job.stopped) throw new Error('stopped by you');
           const batch = contexts.slice(start, start + SCORE_BATCH);
           const out = await call('run', { kind, backend: status.backend, contexts: batch });
           const C = S.metadata.vocab_size;
@@ -534,10 +629,6 @@ async function score({ text, eos = false, backend } = {}) {
     if (task() !== 'score') { document.querySelector('input[name="task"][value="score"]').checked = true; syncTask(); }
     renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
     return result;
-  } finally {
-    S.busy = false;
-    $('generate').disabled = false;
-    $('score').disabled = false;
   }
 }
 
@@ -559,8 +650,11 @@ async function selectScoreToken(position) {
 // ---------------------------------------------------------------- logits API
 async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
   await lab.ready;
-  if (!Object.hasOwn(S.metadata.models, kind)) throw new Error(`unknown model "${kind}"; use one of ${S.metadata.order.join(', ')}`);
-  const status = await useBackend(backend ?? $('backend').value);
+  checkKind(S.metadata, kind);
+  const choice = checkBackend(backend ?? $('backend').value);
+  if (!Array.isArray(contexts) || !contexts.length) throw new Error('contexts must be a non-empty array of ID arrays');
+  contexts.forEach((ctx, b) => checkIds(ctx, S.metadata.vocab_size, CONTEXT, `context ${b}`));
+  const status = await useBackend(choice);
   const out = await call('run', { kind, backend: status.backend, contexts, matrix });
   const C = S.metadata.vocab_size;
   const logits = contexts.map((_, b) => out.logits.slice(b * C, (b + 1) * C));
@@ -574,6 +668,7 @@ async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
 }
 
 async function logits(kind, ids, options = {}) {
+  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new Error('ids must be an array of 64 token IDs (or an array of such arrays)');
   const batch = Array.isArray(ids[0]);
   const out = await runContexts(kind, batch ? ids : [ids], options);
   return batch ? out.logits : out.logits[0];
@@ -583,7 +678,7 @@ async function logits(kind, ids, options = {}) {
 // graph: [head][query][key], rows as in forward_details (a PAD query's row is 0).
 async function attentionMatrix(kind, ids, options = {}) {
   await lab.ready;
-  if (!Object.hasOwn(S.metadata.models, kind)) throw new Error(`unknown model "${kind}"; use one of ${S.metadata.order.join(', ')}`);
+  checkKind(S.metadata, kind);
   if (!S.metadata.models[kind].heads) throw new Error(`${kind} has no attention, so it has no attention matrix`);
   if (!Array.isArray(ids) || ids.length !== CONTEXT) throw new Error(`attentionMatrix needs one context of ${CONTEXT} IDs`);
   const out = await runContexts(kind, [ids], { ...options, matrix: true });
@@ -592,13 +687,23 @@ async function attentionMatrix(kind, ids, options = {}) {
     Array.from(out.matrix.subarray((h * T + q) * T, (h * T + q + 1) * T))));
 }
 
-async function benchmark(kind, { backend, runs = 20 } = {}) {
+// At most MAX_BENCH_RUNS calls; lab.stop() ends it early (stopped: true).
+function benchmark(kind, { backend, runs = 20 } = {}) {
+  let job;
+  try { job = beginJob('benchmark'); } catch (err) { return Promise.reject(err); }
+  return benchmarkJob(job, kind, backend, runs).finally(() => endJob(job));
+}
+
+async function benchmarkJob(job, kind, backend, runs) {
+  checkRuns(runs);
   await lab.ready;
-  const status = await useBackend(backend ?? $('backend').value);
-  const { times } = await call('bench', { kind, backend: status.backend, runs });
+  checkKind(S.metadata, kind);
+  const status = await useBackend(checkBackend(backend ?? $('backend').value));
+  const { times, stopped } = await call('bench', { kind, backend: status.backend, runs, runId: job.runId });
   const sorted = [...times].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return { kind, backend: status.backend, times, median_ms: sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2 };
+  const median = !sorted.length ? null : sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { kind, backend: status.backend, times, stopped, median_ms: median };
 }
 
 // ---------------------------------------------------------------- phones
@@ -606,12 +711,19 @@ async function benchmark(kind, { backend, runs = 20 } = {}) {
 function showModel(kind) {
   document.querySelector('main').dataset.show = kind;
   for (const b of $('model-tabs').querySelectorAll('button')) b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
+  scrollToNewest($('inspect-body'));
 }
 
 // ---------------------------------------------------------------- start-up
 async function start() {
-  const [metadata, itos, presets] = await Promise.all([fetchJSON('metadata.json'), fetchJSON('vocab.json'), fetchJSON('presets.json')]);
+  if (location.protocol === 'file:') throw new Error('the lab needs a local web server (see the message above)');
+  const offline = registerOffline();
+  const [metadata, itos, presets, manifest] = await Promise.all([fetchJSON('metadata.json'), fetchJSON('vocab.json'),
+    fetchJSON('presets.json'), fetchJSON('runtimes.json', VENDOR, 'vendor/onnxruntime-web')]);
+  checkMetadata(metadata);
+  checkRuntimeManifest(manifest);
   S.metadata = metadata;
+  S.manifest = manifest;
   S.vocab = new Vocab(itos);
   S.presets = presets;
   S.inspectCounter = 0;
@@ -632,7 +744,7 @@ async function start() {
     if (select.value !== 'custom') selectPreset('custom');
     schedulePreview();
   });
-  selectPreset(presets.find((p) => p.group === 'Held-out test story')?.id || presets[0]?.id);
+  selectPreset(presets.find((p) => p.id === 'test-shortest')?.id || presets[0]?.id);
 
   // controls: the sampling controls redraw the inspected distribution at once
   for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener('change', syncModeInputs);
@@ -644,9 +756,7 @@ async function start() {
   syncModeInputs();
   const initial = new URLSearchParams(location.search).get('backend');
   if (['auto', 'webgpu', 'wasm'].includes(initial)) $('backend').value = initial;
-  $('backend').addEventListener('change', () => {
-    useBackend($('backend').value).catch(() => {});
-  });
+  $('backend').addEventListener('change', () => { switchBackend($('backend').value); });
   $('generate').addEventListener('click', () => {
     generate().catch((err) => showPageError(err.message));
   });
@@ -664,37 +774,45 @@ async function start() {
     $('model-tabs').append(el('button', { type: 'button', 'data-kind': kind, 'aria-pressed': 'false',
       'aria-controls': `card-${kind}`, onclick: () => showModel(kind), text: metadata.models[kind].label }));
   }
-  showModel(metadata.order[metadata.order.length - 1]);
+  showModel(metadata.order[0]);
   installLinking($('inspect'));
   renderResults($('results-table'), metadata);
   $('dataset-attribution').textContent = `Stories: ${metadata.dataset.attribution}`;
   syncTask();
 
-  // models: download + verify, then sessions and warm-up on the chosen runtime
-  const report = await call('load', { base: MODELS.href, metadata });
+  // the download, sized before it starts: the runtime(s) the choice needs, then the models
+  const choice = $('backend').value;
+  const planned = await call('plan', { backend: choice });
+  const items = [...planned.runtimes.map(runtimeItem),
+    ...metadata.order.map((kind) => ({ file: kind, label: metadata.models[kind].label, bytes: metadata.models[kind].bytes }))];
+  renderPlan($('load-progress'), items);
+  updateGenerate();
+  const report = await call('load', { base: MODELS.href, metadata, manifest, runtimes: planned.runtimes });
   S.load = report;
   renderLoadTable();
-  $('wait-note').textContent = 'Preparing the runtime…';
-  const status = await useBackend($('backend').value).catch((err) => ({ ok: false, error: err.message, models: {} }));
-  const anyReady = Object.values(status.models || {}).some((m) => m.ok);
-  $('generate').disabled = !anyReady;
-  $('score').disabled = !anyReady;
-  $('wait-note').textContent = anyReady ? '' : 'No model could start: see the runtime details below.';
+  S.phase = 'starting';
+  updateGenerate();
+  const status = await useBackend(choice).catch((err) => ({ ok: false, error: err.message, models: {} }));
+  S.phase = 'ready';
+  updateGenerate();
+  // the download is done: its bars fold into the Runtime section, out of the learner's way
+  $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));
+  offline.then((o) => (o.ok ? keepOffline() : null)).catch(() => {});
   const models = {};
   for (const kind of metadata.order) {
     const load = report[kind];
     const sess = status.models?.[kind];
     models[kind] = { ok: Boolean(load.ok && sess?.ok), error: load.error || sess?.error || (status.ok ? null : status.error),
       bytes: load.bytes ?? null, download_ms: load.download_ms ?? null, hash_ms: load.hash_ms ?? null,
+      from: load.from ?? null, network_bytes: load.network_bytes ?? null,
       create_ms: sess?.create_ms ?? null, warmup_ms: sess?.warmup_ms ?? null };
   }
-  for (const [kind, m] of Object.entries(models)) {
-    if (m.error) {
-      S.views[kind].error.hidden = false;
-      S.views[kind].error.textContent = `Cannot run this model: ${m.error}`;
-    }
-  }
-  return { backend: status.backend ?? null, choice: $('backend').value, ok: Boolean(status.ok), runtime: report.runtime,
+  renderModelErrors(status);
+  const networkBytes = [...Object.values(report.runtimes), ...metadata.order.map((k) => report[k])]
+    .reduce((a, r) => a + (r?.network_bytes ?? 0), 0);
+  return { backend: status.backend ?? null, choice, ok: Boolean(status.ok), runtime: report.runtime,
+    runtimes: report.runtimes, planned_runtimes: planned.runtimes, network_bytes: networkBytes,
+    choice_reason: status.choice_reason ?? null, software_adapter: status.software_adapter ?? null,
     fallback_reason: status.fallback_reason ?? null, adapter: status.adapter ?? null,
     error: status.ok ? null : status.error, models, ready_ms: performance.now() - t0, page_ms: performance.now() };
 }
@@ -716,9 +834,27 @@ const lab = {
   attentionMatrix,
   stop,
   benchmark,
-  setBackend: (choice) => { $('backend').value = choice; return useBackend(choice); },
+  setBackend: async (choice) => {
+    checkBackend(choice); // before the menu changes
+    $('backend').value = choice;
+    return useBackend(choice);
+  },
+  limits: { min_temperature: MIN_TEMPERATURE, max_bench_runs: MAX_BENCH_RUNS },
   status: () => (S.status ? { ...S.status } : null),
 };
 window.lab = lab;
 lab.ready = start();
-lab.ready.catch((err) => showPageError(`The lab could not start: ${err.message}`));
+lab.ready.catch((err) => {
+  showPageError(`The lab could not start: ${err.message}`);
+  S.phase = 'failed';
+  $('backend-line').textContent = 'The lab could not start.';
+  $('generate-why').hidden = false;
+  $('generate-why').textContent = `Cannot generate: ${err.message}`;
+  $('generate').disabled = true;
+});
+
+// After a first visit, keep the page and its scripts for the next one offline.
+async function keepOffline() {
+  const { urls } = await call('resources', {});
+  return keepShell(shellUrls(urls));
+}

@@ -42,16 +42,16 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
     el('tbody', {}, rows));
   const pieces = detokenizePieces(sc.tokens.map((t) => (t === '<EOS>' ? 'EOS' : t)));
   const cols = sc.tokens.map((tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i, 'aria-pressed': 'false',
-    'aria-label': `${visibleToken(tok)}: ${metadata.order.map((k) => `${SHORT[k] || k} ${fmt.pct(sc.models[k].probabilities[i])}`).join(', ')}`,
     onclick: (e) => {
       for (const b of container.querySelectorAll('.score-tok')) b.setAttribute('aria-pressed', b === e.currentTarget ? 'true' : 'false');
       onSelect(i);
     } },
   el('span', { class: 'score-word', dir: 'auto', text: tok === '<EOS>' ? '<EOS>' : visibleToken(pieces[i].trim() || tok) }),
+  el('span', { class: 'visually-hidden', text: `: ${metadata.order.map((k) => `${SHORT[k] || k} ${fmt.pct(sc.models[k].probabilities[i])}`).join(', ')}` }),
   metadata.order.map((k) => {
     const p = sc.models[k].probabilities[i];
     const c = p === undefined ? null : scoreColors(p);
-    return el('span', { class: 'score-cell', 'data-kind': k, 'data-p': p === undefined ? '' : String(p),
+    return el('span', { class: 'score-cell', 'aria-hidden': 'true', 'data-kind': k, 'data-p': p === undefined ? '' : String(p),
       style: c ? { backgroundColor: c.background, color: c.color } : {} }, p === undefined ? '–' : shortPct(p));
   })));
   container.replaceChildren(

@@ -48,7 +48,7 @@ export function modelCard(kind, entry) {
     values[key] = el('dd', { 'data-stat': key, text: '–' });
     stats.append(el('div', {}, el('dt', { text: label }), values[key]));
   }
-  const text = el('p', { class: 'continuation', dir: 'auto' });
+  const text = el('p', { class: 'continuation', dir: 'auto' }, el('span', { class: 'note', text: 'Press Generate: this model\'s continuation appears here.' }));
   const chips = el('div', { class: 'output', role: 'group', 'aria-label': `${entry.label}: generated tokens, select one to inspect` });
   const explain = el('p', { class: 'note stop-explain', hidden: true });
   const scoreThis = el('button', { type: 'button', class: 'link-button score-this', hidden: true,
@@ -99,7 +99,7 @@ function appendChips(view, tokens, from, stop, steps, onSelect) {
   if (stop === 'eos') {
     const i = steps.length - 1;
     nodes.push(el('button', { type: 'button', class: 'tok eos', 'data-step': i, 'aria-pressed': 'false',
-      title: `step ${i + 1}: the model chose <EOS>`, 'aria-label': `step ${i + 1}: end of story`, onclick: () => onSelect(i) }, '<EOS>'));
+      title: `step ${i + 1}: the model chose <EOS>`, 'aria-label': `<EOS> (end of story), step ${i + 1}`, onclick: () => onSelect(i) }, '<EOS>'));
   } else if (stop === 'stopped') {
     nodes.push(el('span', { class: 'stopped-tag', text: '■ stopped' }));
   }
