@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.corpus import ROOT
+from models.settings import ROOT, TABLES_DIR
 
 np.set_printoptions(precision=4, suppress=True, linewidth=110)
 got = {}   # what this notebook computes; checked against the deck at the end
@@ -328,7 +328,7 @@ def same(a, b):
     return a == b
 
 
-TABLES = Path(os.environ.get("COURSE_TABLES", ROOT / "build" / "tables"))
+TABLES = Path(os.environ.get("COURSE_TABLES", TABLES_DIR))
 shown = TABLES.relative_to(ROOT) if TABLES.is_relative_to(ROOT) else TABLES
 bad = [key for key, value in got.items() if not same(value, lookup(key))]
 for key in got:

@@ -37,9 +37,9 @@ import torch
 import torch.nn.functional as F
 
 from models.checkpoints import load_checkpoint, load_vocab
-from models.corpus import ROOT, load_stories, make_windows
+from models.corpus import load_stories, make_windows
+from models.settings import CONTEXT, OPTIMIZER, ROOT, TABLES_DIR
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID, Vocab, normalize, tokenize
-from models.train import OPTIMIZER
 
 np.set_printoptions(precision=4, suppress=True, linewidth=110)
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=110)
@@ -146,7 +146,7 @@ assert vocab.itos == committed.itos, "the refitted vocabulary differs from the c
 
 windows = {}
 for name, stories in splits.items():
-    X_split, y_split = make_windows([vocab.encode_story(s["norm"]) for s in stories], context=64)
+    X_split, y_split = make_windows([vocab.encode_story(s["norm"]) for s in stories], context=CONTEXT)
     windows[name] = len(y_split)
 print("windows (one per target):", windows, " total", sum(windows.values()))
 got["part3_corpus.audit.pool_stories"] = len(pool)
@@ -167,7 +167,7 @@ got["part3_corpus.audit.vocab_size"] = len(vocab)
 model, info = load_checkpoint("attn4")
 print("checkpoint: seed", info["seed"], "selected step", info["selected_step"], model.config)
 prefixes = [["<BOS>", "lily", "found"], ["<BOS>", "lily", "found", "a"]]
-X = torch.tensor([[PAD_ID] * (64 - len(p)) + vocab.encode_tokens(p) for p in prefixes])
+X = torch.tensor([[PAD_ID] * (CONTEXT - len(p)) + vocab.encode_tokens(p) for p in prefixes])
 y = torch.tensor(vocab.encode_tokens(["a", "red"]))
 print("X", tuple(X.shape), "last six slots:", X[:, -6:].tolist(), " y", y.tolist())
 with torch.no_grad():
@@ -211,7 +211,7 @@ got["part3_batch.model.loss_after_step"] = after
 
 # %%
 history = [BOS_ID] + vocab.encode("Lily found")
-context = torch.tensor([[PAD_ID] * (64 - len(history)) + history])
+context = torch.tensor([[PAD_ID] * (CONTEXT - len(history)) + history])
 with torch.no_grad():
     logits = model(context)[0]
 logits[[PAD_ID, BOS_ID, UNK_ID]] = float("-inf")
@@ -254,7 +254,7 @@ def same(a, b):
     return a == b
 
 
-TABLES = Path(os.environ.get("COURSE_TABLES", ROOT / "build" / "tables"))
+TABLES = Path(os.environ.get("COURSE_TABLES", TABLES_DIR))
 shown = TABLES.relative_to(ROOT) if TABLES.is_relative_to(ROOT) else TABLES
 bad = [key for key, value in got.items() if not same(value, lookup(key))]
 for key in got:
