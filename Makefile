@@ -5,8 +5,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WHEELS := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
+PORT ?= 8000
 
-.PHONY: all deps site serve test train train-resume bench clean
+.PHONY: all deps site notebooks serve test train train-resume bench clean
 
 all: site
 
@@ -26,10 +27,17 @@ site: deps
 	$(PY) -m models.ensure
 	$(PY) -m export
 	$(PY) -m export.tables
+	$(PY) -m site_builder.notebooks $(NOTEBOOK_FLAGS)
 	$(PY) -m site_builder
 
+# the companion notebooks (notebooks/*.py), executed again even when unchanged
+# (`make site` re-executes only those whose source, tables or code changed)
+notebooks: NOTEBOOK_FLAGS := --force
+notebooks: site
+
+# make serve PORT=8001 to use another port
 serve: site
-	$(PY) -m site_builder.serve
+	$(PY) -m site_builder.serve --port $(PORT)
 
 test: site
 	$(PY) -m pytest -q
@@ -44,6 +52,7 @@ train-resume: deps
 bench: site
 	$(PY) -m export.bench
 	$(PY) -m export.tables
+	$(PY) -m site_builder.notebooks
 	$(PY) -m site_builder
 
 clean:

@@ -32,6 +32,10 @@ def main(argv=None) -> int:
         print(f"export: error: {exc}", file=sys.stderr)
         print(f"export: {args.out} was left as it was", file=sys.stderr)
         return 2
+    except OSError as exc:   # a read-only or full disk: name the path, no traceback
+        print(f"export: error: cannot write {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"export: {args.out} was left as it was", file=sys.stderr)
+        return 2
     return 0
 
 

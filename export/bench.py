@@ -28,8 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "build" / "site"
+from models.settings import HELD_OUT_PRESET, ROOT, SITE_DIR as SITE, SITE_ONNX
 OUT = ROOT / "export" / "benchmarks" / "bench.json"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -141,13 +140,13 @@ def main(argv=None) -> int:
     ap.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
     args = ap.parse_args(argv)
 
-    metadata_path = args.site / "models" / "metadata.json"
+    metadata_path = args.site / SITE_ONNX / "metadata.json"
     if not (args.site / "lab" / "index.html").is_file() or not metadata_path.is_file():
         print(f"bench: error: no built lab in {args.site} (run `make site`)", file=sys.stderr)
         return 2
     metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
-    presets = json.loads((args.site / "models" / "presets.json").read_text(encoding="utf-8"))
-    prompt = next((p["prompt"] for p in presets if p["group"] == "Held-out test story"), presets[0]["prompt"])
+    presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
+    prompt = next((p["prompt"] for p in presets if p["id"] == HELD_OUT_PRESET), presets[0]["prompt"])
 
     from playwright.sync_api import sync_playwright
 
@@ -166,7 +165,7 @@ def main(argv=None) -> int:
         server.shutdown()
 
     print("bench: onnxruntime CPU (Python)", flush=True)
-    ort_cpu = {kind: ort_cpu_ms(args.site / "models" / metadata["models"][kind]["file"], args.runs * 10)
+    ort_cpu = {kind: ort_cpu_ms(args.site / SITE_ONNX / metadata["models"][kind]["file"], args.runs * 10)
                for kind in metadata["order"]}
     import onnxruntime
 

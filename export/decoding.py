@@ -8,7 +8,12 @@ in tests/test_decoding_parity.py run both on the same inputs.
 - greedy: the highest logit, the lowest ID on ties;
 - sampled: softmax(logits / temperature) over the allowed IDs, in float64,
   one draw u from mulberry32 per step, the first ID whose running sum of
-  weights exceeds u * total.
+  weights exceeds u * total;
+- top-k, then top-p (sampled only): rank the allowed IDs by logit, highest
+  first, lower ID first on ties; keep the first top_k of them (0: all); then
+  keep the shortest prefix of that ranking whose share of the kept weight
+  reaches top_p (1: all); every other ID gets weight 0. top_k=1, or a tiny
+  top_p, keeps only the greedy choice.
 """
 
 from __future__ import annotations
@@ -16,9 +21,9 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
+from models.settings import CONTEXT, TOKEN_LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
-CONTEXT = 64
 BANNED = frozenset((PAD_ID, BOS_ID, UNK_ID))
 MASK32 = 0xFFFFFFFF
 
@@ -59,18 +64,56 @@ def greedy_choice(logits: Sequence[float]) -> int:
     return best
 
 
-def sampling_weights(logits: Sequence[float], temperature: float) -> list[float]:
+def check_filters(top_k: int, top_p: float) -> None:
+    if not (isinstance(top_k, int) and not isinstance(top_k, bool) and top_k >= 0):
+        raise ValueError(f"top_k must be an integer >= 0 (0 keeps every token), got {top_k!r}")
+    if not (isinstance(top_p, (int, float)) and 0.0 < top_p <= 1.0):
+        raise ValueError(f"top_p must be in (0, 1] (1 keeps every token), got {top_p!r}")
+
+
+def ranking(logits: Sequence[float]) -> list[int]:
+    """The allowed IDs, highest logit first, lower ID first on ties."""
+    return sorted((i for i in range(len(logits)) if i not in BANNED), key=lambda i: (-float(logits[i]), i))
+
+
+def kept_ids(logits: Sequence[float], weights: Sequence[float], top_k: int = 0, top_p: float = 1.0) -> list[int]:
+    """The IDs that survive top-k then top-p, in ranking order."""
+    order = ranking(logits)
+    if top_k:
+        order = order[:top_k]
+    if top_p >= 1.0:
+        return order
+    total = 0.0
+    for i in order:
+        total += weights[i]
+    running, kept = 0.0, []
+    for i in order:
+        kept.append(i)
+        running += weights[i]
+        if running / total >= top_p:
+            break
+    return kept
+
+
+def sampling_weights(logits: Sequence[float], temperature: float, top_k: int = 0,
+                     top_p: float = 1.0) -> list[float]:
     """Unnormalized softmax(logits / temperature) over the allowed IDs (float64);
-    banned IDs get weight 0."""
+    banned IDs, and IDs cut by top-k/top-p, get weight 0."""
     if not temperature > 0:
         raise ValueError(f"temperature must be > 0, got {temperature}")
+    check_filters(top_k, top_p)
     scaled = [float(v) / temperature for v in logits]
     top = max(v for i, v in enumerate(scaled) if i not in BANNED)
-    return [0.0 if i in BANNED else math.exp(v - top) for i, v in enumerate(scaled)]
+    weights = [0.0 if i in BANNED else math.exp(v - top) for i, v in enumerate(scaled)]
+    if top_k or top_p < 1.0:
+        keep = set(kept_ids(logits, weights, top_k, top_p))
+        weights = [w if i in keep else 0.0 for i, w in enumerate(weights)]
+    return weights
 
 
-def sampled_choice(logits: Sequence[float], temperature: float, rng: Mulberry32) -> int:
-    weights = sampling_weights(logits, temperature)
+def sampled_choice(logits: Sequence[float], temperature: float, rng: Mulberry32, top_k: int = 0,
+                   top_p: float = 1.0) -> int:
+    weights = sampling_weights(logits, temperature, top_k, top_p)
     total = 0.0
     for w in weights:
         total += w
@@ -88,13 +131,14 @@ def sampled_choice(logits: Sequence[float], temperature: float, rng: Mulberry32)
 
 def generate(logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids: Sequence[int], *,
              mode: str = "greedy", temperature: float = 1.0, seed: int = 0,
-             limit: int = 24) -> dict:
+             limit: int = TOKEN_LIMIT, top_k: int = 0, top_p: float = 1.0) -> dict:
     """Run the decoding loop with ``logits_fn(context_ids) -> logits``.
 
     Returns ids (new tokens, EOS excluded), stop ('eos' or 'limit') and calls
     (model calls made, the EOS decision included)."""
     if mode not in ("greedy", "sampled"):
         raise ValueError(f"mode must be 'greedy' or 'sampled', got {mode!r}")
+    check_filters(top_k, top_p)
     rng = Mulberry32(seed)
     history = start_history(prompt_ids)
     new: list[int] = []
@@ -102,7 +146,8 @@ def generate(logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids: Sequ
     while len(new) < limit:
         logits = logits_fn(context_window(history))
         calls += 1
-        choice = greedy_choice(logits) if mode == "greedy" else sampled_choice(logits, temperature, rng)
+        choice = (greedy_choice(logits) if mode == "greedy"
+                  else sampled_choice(logits, temperature, rng, top_k, top_p))
         if choice == EOS_ID:
             stop = "eos"
             break

@@ -2,8 +2,11 @@
 
 Input ``context_ids`` int64 [batch, 64] (dynamic batch). Outputs ``logits``
 [batch, C] and, for the attention models, ``attention`` [batch, heads, 64]:
-the final query's weights over the 64 slots. Like ``forward``, the graph
-computes only the final query.
+the final query's weights over the 64 slots, and ``attention_matrix``
+[batch, heads, 64, 64]: every query row of the causal attention, future and
+PAD keys masked, a PAD query's row all zero (the rows of ``forward_details``).
+The logits come from the final query only, as in ``forward``; the lab asks
+for ``attention_matrix`` only when it draws the full matrix.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import math
 import warnings
 from pathlib import Path
 
@@ -22,9 +26,24 @@ OPSET = 18
 INPUT = "context_ids"
 
 
+def causal_matrix(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
+    """The weights of ``forward_details`` without its per-row logits:
+    [B, heads, T, T], future and PAD keys masked, PAD query rows all zero."""
+    B, T = ids.shape
+    E = model.embed(ids)
+    Q = model.split_heads(model.W_Q(E), model.d_k)
+    K = model.split_heads(model.W_K(E), model.d_k)
+    scores = Q @ K.transpose(-2, -1) / math.sqrt(model.d_k)
+    future = torch.ones(T, T, dtype=torch.bool, device=ids.device).triu(1)
+    blocked = future[None, None] | ids.eq(model.pad_id)[:, None, None, :]
+    pad_row = ids.eq(model.pad_id)[:, None, :, None]
+    masked = scores.masked_fill(blocked, float("-inf"))
+    return masked.masked_fill(pad_row, 0.0).softmax(-1).masked_fill(pad_row, 0.0)
+
+
 class FinalQuery(torch.nn.Module):
-    """Wraps an attention model so that the graph returns logits and the final
-    query's attention weights."""
+    """Wraps an attention model so that the graph returns logits, the final
+    query's attention weights and the full causal attention matrix."""
 
     def __init__(self, model: torch.nn.Module):
         super().__init__()
@@ -32,11 +51,11 @@ class FinalQuery(torch.nn.Module):
 
     def forward(self, context_ids: torch.Tensor):
         logits, weights = self.model.attend(context_ids)
-        return logits, weights
+        return logits, weights, causal_matrix(self.model, context_ids)
 
 
 def output_names(kind: str) -> list[str]:
-    return ["logits"] if kind == "mlp" else ["logits", "attention"]
+    return ["logits"] if kind == "mlp" else ["logits", "attention", "attention_matrix"]
 
 
 def export_onnx(model: torch.nn.Module, kind: str, path: Path) -> None:
@@ -72,6 +91,7 @@ def _check_interface(proto: onnx.ModelProto, kind: str, config: dict) -> None:
     assert dims(outputs["logits"])[1] == config["C"]
     if kind != "mlp":
         assert dims(outputs["attention"])[1:] == [config["n_heads"], config["w"]]
+        assert dims(outputs["attention_matrix"])[1:] == [config["n_heads"], config["w"], config["w"]]
 
 
 def ort_session(path: Path):
@@ -81,7 +101,7 @@ def ort_session(path: Path):
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def ort_run(session, contexts: np.ndarray) -> dict[str, np.ndarray]:
-    names = [o.name for o in session.get_outputs()]
+def ort_run(session, contexts: np.ndarray, names: list[str] | None = None) -> dict[str, np.ndarray]:
+    names = names or [o.name for o in session.get_outputs()]
     values = session.run(names, {INPUT: np.asarray(contexts, dtype=np.int64)})
     return dict(zip(names, values))

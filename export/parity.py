@@ -1,23 +1,28 @@
 """Reference inputs and PyTorch reference outputs that the browser must match.
 
 parity.json holds, per model, PyTorch's full logit vector (and the attention
-models' final-query weights) for fixed contexts, and PyTorch's greedy and
-seeded sampled continuation of every preset prompt.
+models' final-query weights) for fixed contexts, and PyTorch's greedy, seeded
+sampled, and seeded top-k/top-p sampled continuation of every preset prompt.
+``teacher_forced`` and ``attention_matrices`` are the PyTorch references of
+the lab's score mode and full attention matrices (the browser tests call them).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import torch
 
 from models.corpus import Corpus
+from models.settings import TOKEN_LIMIT as LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab
 
 from .decoding import (BANNED, CONTEXT, Mulberry32, context_window, generate, sampling_weights,
                        start_history)
 
-LIMIT = 24
 SAMPLED = {"temperature": 0.9, "seed": 7}
+FILTERED = {"temperature": 0.9, "seed": 7, "top_k": 20, "top_p": 0.9}
 SHORT_PROMPT = "Once upon a time, there was a little"
 UNK_PROMPT = "The quantum chromodynamics lecture covered gluon confinement and asymptotic freedom."
 HOSTILE_PROMPT = '<script>alert("hi")</script> <img src=x onerror=alert(1)>'
@@ -71,7 +76,31 @@ def torch_outputs(model: torch.nn.Module, contexts: list[list[int]]) -> dict[str
     return {"logits": logits.numpy(), "attention": weights.numpy()}
 
 
-def decision_margin(logits_fn, prompt_ids, run: dict, mode: str, temperature: float = 1.0, seed: int = 0) -> float:
+@torch.no_grad()
+def teacher_forced(model: torch.nn.Module, ids: list[int], eos: bool = False) -> dict:
+    """Score mode's reference: for every token of ``ids`` (and EOS after them
+    when ``eos``), the model's probability of that token given the ones before
+    it (history = BOS + tokens so far, its last 64 IDs left-padded with PAD),
+    from a softmax over all logits in float64; the mean negative log
+    probability (nats/token) and its exponential, the perplexity."""
+    targets = list(ids) + ([EOS_ID] if eos else [])
+    if not targets:
+        return {"probabilities": [], "cross_entropy": None, "perplexity": None}
+    history = start_history(ids)
+    contexts = torch.tensor([context_window(history[:t + 1]) for t in range(len(targets))], dtype=torch.int64)
+    logp = torch.log_softmax(model(contexts).double(), -1)[torch.arange(len(targets)), torch.tensor(targets)]
+    ce = float(-logp.mean())
+    return {"probabilities": logp.exp().tolist(), "cross_entropy": ce, "perplexity": math.exp(ce)}
+
+
+@torch.no_grad()
+def attention_matrices(model: torch.nn.Module, contexts: list[list[int]]) -> np.ndarray:
+    """The full causal attention weights of ``forward_details``: [B, heads, 64, 64]."""
+    return model.forward_details(torch.tensor(contexts, dtype=torch.int64))["weights"].numpy()
+
+
+def decision_margin(logits_fn, prompt_ids, run: dict, mode: str, temperature: float = 1.0, seed: int = 0,
+                    top_k: int = 0, top_p: float = 1.0) -> float:
     """How far the closest decision of a continuation was from going the other
     way: for greedy, the smallest gap between the best and second-best allowed
     logit; for sampled, the smallest distance (in probability) between the
@@ -86,7 +115,7 @@ def decision_margin(logits_fn, prompt_ids, run: dict, mode: str, temperature: fl
             best, second = sorted((v for i, v in enumerate(logits) if i not in BANNED), reverse=True)[:2]
             margins.append(best - second)
         else:
-            weights = sampling_weights(logits, temperature)
+            weights = sampling_weights(logits, temperature, top_k, top_p)
             total = sum(weights)
             target = rng.next() * total
             before = sum(weights[:chosen])
@@ -104,9 +133,11 @@ def continuations(model: torch.nn.Module, presets: list[dict]) -> dict[str, dict
     for p in presets:
         greedy = generate(logits_fn, p["prompt_ids"], mode="greedy", limit=LIMIT)
         sampled = generate(logits_fn, p["prompt_ids"], mode="sampled", limit=LIMIT, **SAMPLED)
+        filtered = generate(logits_fn, p["prompt_ids"], mode="sampled", limit=LIMIT, **FILTERED)
         greedy["min_margin"] = decision_margin(logits_fn, p["prompt_ids"], greedy, "greedy")
         sampled["min_margin"] = decision_margin(logits_fn, p["prompt_ids"], sampled, "sampled", **SAMPLED)
-        out[p["id"]] = {"greedy": greedy, "sampled": sampled}
+        filtered["min_margin"] = decision_margin(logits_fn, p["prompt_ids"], filtered, "sampled", **FILTERED)
+        out[p["id"]] = {"greedy": greedy, "sampled": sampled, "filtered": filtered}
     return out
 
 
@@ -118,7 +149,7 @@ def build_parity(models: dict, contexts: list[dict], presets: list[dict]) -> tup
         "contexts": contexts,
         "logits": {k: f32(r["logits"]) for k, r in raw.items()},
         "attention": {k: f32(r["attention"]) for k, r in raw.items() if "attention" in r},
-        "decoding": {"limit": LIMIT, "greedy": {}, "sampled": SAMPLED},
+        "decoding": {"limit": LIMIT, "greedy": {}, "sampled": SAMPLED, "filtered": FILTERED},
         "continuations": {k: continuations(m, presets) for k, m in models.items()},
     }
     return parity, raw

@@ -17,38 +17,31 @@ import numpy as np
 import onnx
 import torch
 
-from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info, sha256_file, write_json
+from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info
 from models.corpus import PROFILES, prepare
+from models.files import missing, read_json, sha256_file, write_json
 from models.nets import KINDS
+from models.results_file import load_results
+from models.settings import CHECKPOINT_DIR as CHECKPOINTS, EXPORT_DIR as OUT, ROOT
+from models.swap import build_lock, fresh_staging, swap_in
 
 from .metadata import build_metadata, model_entry
 from .onnx_export import export_onnx, ort_run, ort_session
-from .parity import build_parity, parity_contexts
+from .parity import attention_matrices, build_parity, parity_contexts
 from .presets import build_presets
 
-ROOT = Path(__file__).resolve().parent.parent
-CHECKPOINTS = ROOT / "models" / "checkpoints"
-OUT = ROOT / "build" / "export"
 CACHE = "cache.json"
 OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json") + tuple(f"{k}.onnx" for k in KINDS)
 # Sources whose change changes the output (bench.py does not).
 SOURCES = [ROOT / "export" / name for name in ("__init__.py", "__main__.py", "pipeline.py", "onnx_export.py",
                                                "decoding.py", "parity.py", "presets.py", "metadata.py")]
-SOURCES += [ROOT / "models" / name for name in ("nets.py", "tokenizer.py", "corpus.py", "checkpoints.py")]
+SOURCES += [ROOT / "models" / name for name in ("nets.py", "tokenizer.py", "corpus.py", "checkpoints.py",
+                                               "settings.py", "files.py")]
 PARITY_TOLERANCE = 1e-4
 
 
 class ExportError(RuntimeError):
     """An export input is missing or broken, or the exported graph disagrees with PyTorch."""
-
-
-def _read_json(path: Path, what: str) -> dict:
-    if not path.exists():
-        raise ExportError(f"{what} missing: {path}")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ExportError(f"{what} is corrupt: {path} ({exc})") from exc
 
 
 def input_key(checkpoints: Path, results: Path) -> dict:
@@ -58,15 +51,15 @@ def input_key(checkpoints: Path, results: Path) -> dict:
         info = read_info(kind, checkpoints)          # CheckpointError names a missing/corrupt file
         weights = checkpoints / info.get("weights", f"{kind}.safetensors")
         if not weights.exists():
-            raise CheckpointError(f"checkpoint weights missing: {weights} (run `make train`)")
+            raise missing(CheckpointError)(f"checkpoint weights missing: {weights} (run `make train`)")
         files[f"{kind}.json"] = sha256_file(checkpoints / f"{kind}.json")
         files[weights.name] = sha256_file(weights)
     vocab = checkpoints / "vocab.json"
     if not vocab.exists():
-        raise CheckpointError(f"vocabulary file missing: {vocab}")
+        raise missing(CheckpointError)(f"vocabulary file missing: {vocab}")
     files["vocab.json"] = sha256_file(vocab)
     if not results.exists():
-        raise ExportError(f"training results missing: {results} (run `make train`)")
+        raise missing(ExportError)(f"training results missing: {results} (run `make train`)")
     files["results.json"] = sha256_file(results)
     source = hashlib.sha256()
     for path in SOURCES:
@@ -78,9 +71,9 @@ def input_key(checkpoints: Path, results: Path) -> dict:
 def up_to_date(out: Path, key: dict) -> bool:
     """True when out/ holds a complete export made from the same inputs."""
     try:
-        cached = json.loads((out / CACHE).read_text(encoding="utf-8"))
-        meta = json.loads((out / "metadata.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        cached = read_json(out / CACHE)
+        meta = read_json(out / "metadata.json")
+    except ValueError:
         return False
     if cached.get("key") != key or not all((out / name).is_file() for name in OUTPUTS):
         return False
@@ -94,7 +87,7 @@ def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
 def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> None:
     """Do the whole export into ``staging`` (an empty folder)."""
     vocab = load_vocab(checkpoints)
-    results = _read_json(results_path, "training results")
+    results = load_results(results_path, ExportError)   # every run, every field
     models, infos = {}, {}
     for kind in KINDS:
         models[kind], infos[kind] = load_checkpoint(kind, checkpoints)
@@ -125,6 +118,8 @@ def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> No
         diff = {"max_abs_logits": _max_abs(got["logits"], reference[kind]["logits"])}
         if "attention" in got:
             diff["max_abs_attention"] = _max_abs(got["attention"], reference[kind]["attention"])
+            diff["max_abs_attention_matrix"] = _max_abs(got["attention_matrix"],
+                                                        attention_matrices(model, batch.tolist()))
         diff["contexts"] = len(contexts)
         if max(v for k, v in diff.items() if k.startswith("max_abs")) > PARITY_TOLERANCE:
             raise ExportError(f"{path.name}: onnxruntime disagrees with PyTorch on the parity contexts: {diff}")
@@ -139,36 +134,23 @@ def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> No
     shutil.copyfile(checkpoints / "vocab.json", staging / "vocab.json")
 
 
-def swap_in(staging: Path, out: Path) -> None:
-    old = out.with_name(out.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
-    if out.exists():
-        out.rename(old)
-    staging.rename(out)
-    if old.exists():
-        shutil.rmtree(old)
-
-
 def run(checkpoints: Path = CHECKPOINTS, out: Path = OUT, results: Path | None = None,
         force: bool = False, log=print) -> str:
     """Export unless up to date. Returns 'skipped' or 'exported'."""
     checkpoints, out = Path(checkpoints), Path(out)
     results = Path(results) if results else checkpoints.parent / "results.json"
-    key = input_key(checkpoints, results)
-    if not force and up_to_date(out, key):
-        log(f"export: {out} is up to date (same checkpoints, results and exporter); skipped")
-        return "skipped"
-    staging = out.with_name(out.name + ".staging")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    try:
-        build(checkpoints, results, staging, log)
-        write_json(staging / CACHE, {"key": key})
-        swap_in(staging, out)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
+    with build_lock(out.parent):
+        staging = fresh_staging(out)   # also restores an output left half-swapped by a crash
+        try:
+            key = input_key(checkpoints, results)
+            if not force and up_to_date(out, key):
+                log(f"export: {out} is up to date (same checkpoints, results and exporter); skipped")
+                return "skipped"
+            build(checkpoints, results, staging, log)
+            write_json(staging / CACHE, {"key": key})
+            swap_in(staging, out)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging)
     log(f"export: wrote {out}")
     return "exported"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from models.corpus import Corpus
+from models.settings import HELD_OUT_PRESET
 from models.tokenizer import UNK_ID, Vocab
 
 ATTRIBUTION = ("TinyStories by Ronen Eldan and Yuanzhi Li (arXiv:2305.07759), "
@@ -63,7 +64,7 @@ def build_presets(corpus: Corpus, vocab: Vocab) -> list[dict]:
                         "note": "The models were trained on the full story.",
                         "source": _source(story, "train")})
     test = min(enumerate(corpus.stories["test"]), key=lambda p: (len(p[1]["ids"]), p[0]))[1]
-    presets.append({"id": "test-shortest", "group": "Held-out test story",
+    presets.append({"id": HELD_OUT_PRESET, "group": "Held-out test story",
                     "label": "Shortest held-out test story (prefix)", "prompt": story_prefix(test["text"]),
                     "note": "The shortest story in the test split; no model saw it in training.",
                     "source": _source(test, "test")})

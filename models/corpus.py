@@ -21,15 +21,14 @@ from pathlib import Path
 
 import torch
 
+from .settings import CONTEXT, ROOT
 from .tokenizer import Vocab, normalize, tokenize, PAD_ID, UNK_ID
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA_FILE = ROOT / "data" / "tinystories" / "stories.jsonl.gz"
 # SHA-256 of the uncompressed bytes, as stated in data/tinystories/SOURCES.md.
 DATA_SHA256 = "67f25e806b62c553cd8dabfe9fdb180dc10429a6a85be7be004eb0f9da77a7e4"
 SEED = 20240
 SPLITS = ("train", "validation", "test")
-CONTEXT = 64
 
 
 class DataError(RuntimeError):

@@ -1,60 +1,133 @@
-"""`make site`, step 1: check that the committed checkpoints, vocabulary and
-results are present and intact; train the course protocol only if they are
-missing. Stops with a message naming the bad file otherwise."""
+"""`make site`, step 1: check the shipped data, the committed checkpoints,
+vocabulary, results and corpus audit; train only what is missing.
+
+- Anything corrupt (a file that exists but does not parse, does not match its
+  recorded SHA-256, or breaks the results/vocabulary schema) stops with a
+  message naming the file; nothing is trained.
+- Missing files are listed, then the plan is printed before anything runs:
+  which runs will be trained and the measured time per run (from the
+  recorded runs of the same kind in results.json). A seed-11 checkpoint that
+  is missing while its run is recorded retrains that run only; runs missing
+  from results.json are trained; the vocabulary and corpus audit are rewritten
+  from the data when missing (no training needed).
+
+    python -m models.ensure [--dry-run]
+"""
 
 from __future__ import annotations
 
-import json
+import argparse
+import statistics
 import sys
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from .checkpoints import CHECKPOINT_DIR, CheckpointError, load_checkpoint, load_vocab
-from .corpus import DataError, load_stories
+from .checkpoints import CheckpointError, load_checkpoint, load_vocab
+from .corpus import PROFILES, DataError, load_stories
+from .files import Missing, read_json
 from .nets import KINDS
-from .train import MODELS_DIR, out_paths, run_protocol
+from .results_file import load_results, missing_runs
+from .settings import CHECKPOINT_SEED, MODELS_DIR
 
 
-def check() -> list[str]:
-    problems = []
+@dataclass
+class Plan:
+    missing: list[str] = field(default_factory=list)      # messages for files that do not exist
+    runs: list[tuple[str, int]] = field(default_factory=list)  # (kind, seed) to train
+    seconds: dict[str, float | None] = field(default_factory=dict)  # measured seconds per run, per kind
+    profile: str = "course"
+
+    def describe(self) -> list[str]:
+        lines = [f"models: {m}" for m in self.missing]
+        if not self.runs:
+            lines.append("models: no training needed; the vocabulary and corpus audit are rewritten from the data")
+            return lines
+        total = 0.0
+        known = True
+        for kind, seed in self.runs:
+            sec = self.seconds.get(kind)
+            known = known and sec is not None
+            total += sec or 0.0
+            when = f"about {sec / 60:.0f} min (measured)" if sec is not None else "time not measured yet"
+            lines.append(f"models: will train {kind} seed {seed} ({self.profile} profile): {when}")
+        lines.append(f"models: {len(self.runs)} run(s) to train" +
+                     (f", about {total / 60:.0f} min in all" if known else ""))
+        return lines
+
+
+def plan(models_dir: Path = MODELS_DIR) -> Plan:
+    """What is missing and what must be trained. Raises CheckpointError naming
+    the file when anything present is corrupt."""
+    ckpt_dir = models_dir / "checkpoints"
+    p = Plan()
+    results = None
     try:
-        load_vocab(CHECKPOINT_DIR)
-    except CheckpointError as exc:
-        problems.append(str(exc))
+        results = load_results(models_dir / "results.json", CheckpointError, complete=False)
+    except Missing as exc:
+        p.missing.append(str(exc))
+    profile = results["profile"] if results else "course"
+    p.profile = profile
+    for name, check in (("vocab", lambda: load_vocab(ckpt_dir, PROFILES[profile].vocab_size)),
+                        ("audit", lambda: read_json(models_dir / "corpus_audit.json", CheckpointError,
+                                                    "corpus audit"))):
+        try:
+            check()
+        except Missing as exc:
+            p.missing.append(str(exc))
+    no_checkpoint = []
     for kind in KINDS:
         try:
-            load_checkpoint(kind, CHECKPOINT_DIR)
-        except CheckpointError as exc:
-            problems.append(str(exc))
-    for path in out_paths(MODELS_DIR)["results"], out_paths(MODELS_DIR)["audit"]:
-        if not path.exists():
-            problems.append(f"missing: {path}")
-        else:
-            try:
-                json.loads(path.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                problems.append(f"corrupt JSON: {path} ({exc})")
-    return problems
+            load_checkpoint(kind, ckpt_dir)   # also checks the vocabulary hash when vocab.json exists
+        except Missing as exc:
+            p.missing.append(str(exc))
+            no_checkpoint.append(kind)
+    if results is None:
+        p.runs = [(kind, seed) for seed in PROFILES[profile].seeds for kind in KINDS]
+    else:
+        todo = set(missing_runs(results)) | {(kind, CHECKPOINT_SEED) for kind in no_checkpoint}
+        p.runs = sorted(todo, key=lambda r: (r[1] != CHECKPOINT_SEED, r[1], KINDS.index(r[0])))
+        for kind in KINDS:
+            times = [r["train_seconds"] for r in results["runs"] if r["kind"] == kind]
+            p.seconds[kind] = statistics.median(times) if times else None
+    return p
 
 
-def main() -> int:
+def run(p: Plan, models_dir: Path = MODELS_DIR) -> None:
+    """Carry out the plan: train exactly the planned runs (the protocol also
+    rewrites the vocabulary and corpus audit from the data)."""
+    from .train import run_protocol
+    kinds = tuple(k for k in KINDS if any(k == kind for kind, _ in p.runs)) or KINDS
+    seeds = tuple(sorted({seed for _, seed in p.runs})) or (CHECKPOINT_SEED,)
+    run_protocol(p.profile, models_dir, kinds=kinds, seeds=seeds)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.ensure", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", type=Path, default=MODELS_DIR, help="models folder (default %(default)s)")
+    ap.add_argument("--dry-run", action="store_true", help="say what would be trained, train nothing")
+    args = ap.parse_args(argv)
     try:
         load_stories()  # verifies the shipped data's SHA-256
-    except DataError as exc:
+        p = plan(args.models)
+    except (DataError, CheckpointError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        print("error: restore the committed file with `git checkout models/` or retrain with `make train`",
+              file=sys.stderr)
         return 1
-    problems = check()
-    if not problems:
-        print("models: committed checkpoints, vocabulary and results are intact")
+    if not p.missing and not p.runs:
+        print("models: committed checkpoints, vocabulary, results and corpus audit are intact")
         return 0
-    missing_only = all(p.startswith(("checkpoint metadata missing", "checkpoint weights missing", "missing:",
-                                     "vocabulary file missing")) for p in problems)
-    for p in problems:
-        print(f"models: {p}", file=sys.stderr)
-    if not missing_only:
-        print("error: a committed model file is corrupt; restore it with `git checkout models/` "
-              "or retrain with `make train`", file=sys.stderr)
+    for line in p.describe():
+        print(line, file=sys.stderr)
+    if args.dry_run:
+        return 0
+    run(p, args.models)
+    left = plan(args.models).missing
+    if left:
+        print(f"error: still missing after training: {'; '.join(left)}", file=sys.stderr)
         return 1
-    print("models: training the course protocol (about an hour on 2 cores)", file=sys.stderr)
-    run_protocol("course", MODELS_DIR)
+    print(f"models: trained {len(p.runs)} run(s); checkpoints, vocabulary and results are complete")
     return 0
 
 

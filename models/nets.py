@@ -10,6 +10,8 @@ import math
 import torch
 import torch.nn as nn
 
+from .settings import CONTEXT, VOCAB_SIZE
+
 
 class FixedWindowMLP(nn.Module):
     """w token embeddings, concatenated -> ReLU hidden layer -> vocabulary head."""
@@ -104,7 +106,7 @@ KINDS = ("mlp", "attn1", "attn4")
 LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
 
 
-def build(kind: str, C: int = 4000, w: int = 64, d: int = 64, h: int = 256, pad_id: int = 0) -> nn.Module:
+def build(kind: str, C: int = VOCAB_SIZE, w: int = CONTEXT, d: int = 64, h: int = 256, pad_id: int = 0) -> nn.Module:
     """The course's three models at their course sizes."""
     if kind == "mlp":
         return FixedWindowMLP(C, w, d, h, pad_id)

@@ -17,6 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterable
 
+from .files import read_json
+
 PAD, BOS, EOS, UNK = "<PAD>", "<BOS>", "<EOS>", "<UNK>"
 SPECIALS = (PAD, BOS, EOS, UNK)
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
@@ -66,6 +68,10 @@ def detokenize(tokens: Iterable[str]) -> str:
     return "".join(out)
 
 
+class VocabError(ValueError):
+    """vocab.json is missing (then also a ``files.Missing``) or not a valid vocabulary."""
+
+
 class Vocab:
     """Token <-> ID table. IDs 0..3 are the special tokens."""
 
@@ -108,12 +114,18 @@ class Vocab:
         Path(path).write_text(json.dumps(self.itos, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | Path) -> "Vocab":
+    def load(cls, path: str | Path, size: int | None = None) -> "Vocab":
+        """Read and check vocab.json: a list of unique strings starting with the
+        specials (and exactly ``size`` of them when given). Raises VocabError
+        naming the file."""
         path = Path(path)
-        if not path.exists():
-            raise FileNotFoundError(f"vocabulary file missing: {path}")
+        itos = read_json(path, VocabError, "vocabulary file")
+        if not isinstance(itos, list) or not all(isinstance(t, str) for t in itos):
+            raise VocabError(f"{path}: vocabulary file is not a list of strings")
         try:
-            itos = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"vocabulary file is corrupt: {path} ({exc})") from exc
-        return cls(itos)
+            vocab = cls(itos)
+        except ValueError as exc:
+            raise VocabError(f"{path}: {exc}") from exc
+        if size is not None and len(vocab) != size:
+            raise VocabError(f"{path}: vocabulary has {len(vocab)} tokens, expected {size}")
+        return vocab

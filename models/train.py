@@ -19,15 +19,11 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from .checkpoints import save_checkpoint, write_json
+from .checkpoints import save_checkpoint
 from .corpus import PROFILES, Profile, prepare
+from .files import read_json, write_json
 from .nets import KINDS, LABELS, build, count_parameters
-
-MODELS_DIR = Path(__file__).resolve().parent
-CHECKPOINT_SEED = 11
-# lr and weight decay per kind; four heads reuse the one-head settings.
-OPTIMIZER = {"mlp": (1e-3, 1e-4), "attn1": (3e-3, 1e-3), "attn4": (3e-3, 1e-3)}
-CLIP_NORM = 1.0
+from .settings import BUILD_DIR, CHECKPOINT_SEED, CLIP_NORM, MODELS_DIR, OPTIMIZER
 EVAL_BATCH = 4096
 
 
@@ -141,13 +137,12 @@ def run_protocol(profile: Profile | str = "course", out_dir: Path = MODELS_DIR, 
             "test": corpus.windows("test")}
     results = {"profile": profile.name, "runs": []}
     if not fresh and paths["results"].exists():
-        import json
-        results = json.loads(paths["results"].read_text())
+        results = read_json(paths["results"], RuntimeError, "training results")
     seeds = seeds or profile.seeds
     for seed in seeds:                      # seed-major: all seed-11 checkpoints come first
         for kind in kinds:
             recorded = any(r["kind"] == kind and r["seed"] == seed for r in results["runs"])
-            has_checkpoint = (paths["checkpoints"] / f"{kind}.json").exists()
+            has_checkpoint = all((paths["checkpoints"] / f"{kind}{ext}").exists() for ext in (".json", ".safetensors"))
             if recorded and (seed != CHECKPOINT_SEED or has_checkpoint):
                 continue
             results["runs"] = [r for r in results["runs"] if not (r["kind"] == kind and r["seed"] == seed)]
@@ -178,7 +173,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    out = args.out or (MODELS_DIR if args.profile == "course" else Path("build") / args.profile)
+    out = args.out or (MODELS_DIR if args.profile == "course" else BUILD_DIR / args.profile)
     results = run_protocol(args.profile, out, args.data, tuple(args.kinds), args.seeds, args.fresh)
     for kind, agg in results.get("aggregate", {}).items():
         ppl = agg["test_perplexity"]

@@ -37,8 +37,9 @@ def tracked_files(root: Path) -> list[str]:
     return sorted(keep)
 
 
-def write_source_zip(root: Path, dest: Path) -> int:
-    """Write the zip to ``dest``; returns its size in bytes."""
+def write_source_zip(root: Path, dest: Path, extra: dict[str, bytes] | None = None) -> int:
+    """Write the zip to ``dest``; returns its size in bytes. ``extra`` adds
+    built files (name inside the project -> bytes), e.g. the executed notebooks."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(dest, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
         for name in tracked_files(root):
@@ -49,4 +50,10 @@ def write_source_zip(root: Path, dest: Path) -> int:
             mode = 0o755 if os.access(path, os.X_OK) else 0o644
             info.external_attr = (0o100000 | mode) << 16
             zf.writestr(info, path.read_bytes(), compresslevel=9)
+        for name in sorted(extra or {}):
+            info = zipfile.ZipInfo(PREFIX + name, date_time=FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3
+            info.external_attr = (0o100000 | 0o644) << 16
+            zf.writestr(info, extra[name], compresslevel=9)
     return dest.stat().st_size

@@ -1,21 +1,32 @@
 """Copy the static parts of the site into a staging folder: browser code from
-web/, the export's models and JSON, and the vendored npm libraries."""
+web/, the export (ONNX files and their JSON) and the vendored npm libraries."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from models.settings import ROOT, SITE_ONNX
+
 WEB = ROOT / "web"
-EXPORT = ROOT / "build" / "export"
 NODE_MODULES = ROOT / "node_modules"
+
+# The onnxruntime-web builds the lab loads, one per runtime: (ES module, its
+# Emscripten glue, its WebAssembly). The worker loads only the build of the
+# runtime it uses. For WebGPU the JSPI build of the WebGPU execution provider
+# (16.8 MB of .wasm in 1.30.0) works in Chromium and is the smallest: the JSEP
+# build (ort.min.mjs) is 28.3 MB and the asyncify one (ort.webgpu.min.mjs) 26.8 MB.
+ORT_BUILDS = {
+    "wasm": ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"),
+    "webgpu": ("ort.jspi.min.mjs", "ort-wasm-simd-threaded.jspi.mjs", "ort-wasm-simd-threaded.jspi.wasm"),
+}
+RUNTIME_MANIFEST = "runtimes.json"
 
 # npm package -> (folder inside the package, glob patterns copied to vendor/<name>/)
 VENDOR = {
-    # the lab loads ort.all.min.mjs, which runs WebGPU (JSEP) and WASM from the jsep build
-    "onnxruntime-web": ("dist", ["ort.all.min.mjs", "ort-wasm-simd-threaded.jsep.mjs",
-                                  "ort-wasm-simd-threaded.jsep.wasm"]),
+    "onnxruntime-web": ("dist", sorted({f for files in ORT_BUILDS.values() for f in files})),
     "reveal.js": ("dist", ["**/*"]),
     "katex": ("dist", ["katex.min.js", "katex.min.css", "katex.mjs", "contrib/*.min.js",
                         "contrib/*.mjs", "fonts/*.woff2"]),
@@ -26,9 +37,10 @@ class BuildError(RuntimeError):
     """An input of the site build is missing or broken; the message names it."""
 
 
-def vendor(staging: Path) -> None:
+def vendor(staging: Path, node_modules: Path = NODE_MODULES) -> None:
+    """node_modules/<package>/<sub>/<patterns> -> site/vendor/<package>/."""
     for package, (sub, patterns) in VENDOR.items():
-        src = NODE_MODULES / package / sub
+        src = node_modules / package / sub
         if not src.is_dir():
             raise BuildError(f"npm package missing: {src} (run `npm ci`, which `make site` does)")
         dest = staging / "vendor" / package.removesuffix(".js")
@@ -38,9 +50,24 @@ def vendor(staging: Path) -> None:
                     target = dest / f.relative_to(src)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(f, target)
-        license_file = NODE_MODULES / package / "LICENSE"
+        license_file = node_modules / package / "LICENSE"
         if license_file.exists():
             shutil.copy2(license_file, dest / "LICENSE")
+
+
+def write_runtime_manifest(staging: Path) -> None:
+    """vendor/onnxruntime-web/runtimes.json: per runtime its files, and the size
+    and SHA-256 of its .wasm, so the lab states the download size before it
+    starts and checks the runtime it reads back from its offline cache."""
+    folder = staging / "vendor" / "onnxruntime-web"
+    package = json.loads((NODE_MODULES / "onnxruntime-web" / "package.json").read_text(encoding="utf-8"))
+    builds = {}
+    for runtime, (module, glue, wasm) in ORT_BUILDS.items():
+        data = (folder / wasm).read_bytes()
+        builds[runtime] = {"module": module, "glue": glue, "wasm": wasm, "bytes": len(data),
+                           "sha256": hashlib.sha256(data).hexdigest()}
+    manifest = {"package": "onnxruntime-web", "version": package["version"], "builds": builds}
+    (folder / RUNTIME_MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def copy_web(staging: Path, web: Path = WEB) -> None:
@@ -50,15 +77,9 @@ def copy_web(staging: Path, web: Path = WEB) -> None:
                         ignore=shutil.ignore_patterns("*.test.*", "__pycache__", "README.md"))
 
 
-def copy_export(staging: Path, export_dir: Path = EXPORT) -> None:
-    """build/export/* (ONNX files, metadata.json, parity.json, vocab.json, presets.json) -> site/models/."""
+def copy_export(staging: Path, export_dir: Path) -> None:
+    """build/export/* (ONNX files, metadata.json, parity.json, vocab.json, presets.json) -> site/onnx/."""
     if not export_dir.is_dir():
         raise BuildError(f"export output missing: {export_dir} (run `python -m export`)")
-    shutil.copytree(export_dir, staging / "models", dirs_exist_ok=True,
+    shutil.copytree(export_dir, staging / SITE_ONNX, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("*.tmp", "cache*.json"))
-
-
-def assemble(staging: Path, export_dir: Path = EXPORT) -> None:
-    vendor(staging)
-    copy_web(staging)
-    copy_export(staging, export_dir)

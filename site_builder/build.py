@@ -3,34 +3,37 @@ for the output folder only when every step succeeded."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
-from . import assemble
+from models.files import read_json
+from models.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR
+from models.swap import build_lock, fresh_staging, recover, swap_in
+
+from . import assemble, navigation
 from .archive import NAME as ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
 from .listing import stylesheet
 
-ROOT = assemble.ROOT
 HERE = Path(__file__).resolve().parent
 
 
 @dataclass
 class Inputs:
     content: Path = ROOT / "content"
-    tables: Path = ROOT / "build" / "tables"
-    export: Path | None = ROOT / "build" / "export"   # None: do not copy the export (development only)
-    out: Path = ROOT / "build" / "site"
+    tables: Path = TABLES_DIR
+    export: Path | None = EXPORT_DIR   # None: do not copy the export (development only)
+    out: Path = SITE_DIR
     root: Path = ROOT
     templates: Path = HERE / "templates"
     static: Path = HERE / "static"
     node_modules: Path = assemble.NODE_MODULES
     web: Path = assemble.WEB
+    notebooks: Path | None = None   # executed notebooks (python -m site_builder.notebooks); None: none
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -45,10 +48,7 @@ def load_tables(tables_dir: Path, root: Path) -> dict:
         raise BuildError(f"{_rel(tables_dir, root)}: tables folder missing (run `python -m export.tables`)")
     tables = {}
     for path in sorted(tables_dir.glob("*.json")):
-        try:
-            tables[path.stem] = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise BuildError(f"{_rel(path, root)}: corrupt JSON table ({exc})") from exc
+        tables[path.stem] = read_json(path, BuildError, "JSON table")
     return tables
 
 
@@ -74,8 +74,22 @@ def render_pages(inp: Inputs, tables: dict) -> tuple[list, object]:
     return decks, page
 
 
+def copy_notebooks(inp: Inputs, staging: Path) -> list[Path]:
+    """The executed companion notebooks -> site/notebooks/<deck>.ipynb."""
+    if inp.notebooks is None:
+        return []
+    target = staging / "notebooks"
+    target.mkdir(exist_ok=True)
+    copied = []
+    for path in sorted(inp.notebooks.glob("*.ipynb")):
+        shutil.copyfile(path, target / path.name)
+        copied.append(target / path.name)
+    return copied
+
+
 def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
-    assemble.vendor(staging)
+    assemble.vendor(staging, inp.node_modules)
+    assemble.write_runtime_manifest(staging)
     assemble.copy_web(staging, inp.web)
     if inp.export is not None:
         assemble.copy_export(staging, inp.export)
@@ -85,51 +99,65 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
-    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME)
+    executed = copy_notebooks(inp, staging)
+    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME,
+                                extra={f"notebooks/{p.name}": p.read_bytes() for p in executed})
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(inp.templates)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     (staging / "decks").mkdir(exist_ok=True)
-    for deck in decks:
-        html = env.get_template("deck.html").render(deck=deck, root="../")
-        (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
     lab = (inp.web / "lab" / "index.html").is_file()
-    html = env.get_template("index.html").render(index=index, decks=decks, root="", lab=lab,
+    nav = navigation.links(decks, lab)
+    for deck in decks:
+        html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
+        (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
+    navigation.write_reading_views(env, staging, decks, nav)
+    html = env.get_template("index.html").render(index=index, decks=decks, nav=nav, root="", lab=lab,
                                                  zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
     (staging / "index.html").write_text(html, encoding="utf-8")
 
 
+def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
+    """The template file and line of a Jinja error (syntax errors carry them;
+    runtime errors are found in the traceback Jinja rewrites to the template)."""
+    path, line = (inp.templates / exc.name if getattr(exc, "name", None) else None), getattr(exc, "lineno", None)
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith(str(inp.templates)):
+            path, line = Path(filename), tb.tb_lineno
+        tb = tb.tb_next
+    return _rel(path or inp.templates, inp.root) + (f" line {line}" if line else "")
+
+
 def build(inp: Inputs) -> Path:
     """Build the site into ``inp.out``. Raises BuildError (naming the input) and
-    leaves ``inp.out`` untouched on any failure."""
+    leaves ``inp.out`` untouched on any failure. One build at a time: a second
+    one waits for the lock on the output's parent folder."""
+    out = inp.out
+    try:
+        with build_lock(out.parent):
+            recover(out)   # first restore a site left half-swapped by a crash
+            _build_locked(inp)
+    except OSError as exc:  # read-only or full disk, permissions: name the path, no traceback
+        raise BuildError(f"{exc.filename or out}: {exc.strerror or exc}") from exc
+    return out
+
+
+def _build_locked(inp: Inputs) -> None:
+    if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
+        raise BuildError(f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
+                         f"`python -m site_builder.notebooks`; for development without them pass --no-notebooks)")
     tables = load_tables(inp.tables, inp.root)
     decks, index = render_pages(inp, tables)
     if inp.export is not None and not inp.export.is_dir():
         raise BuildError(f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
                          f"for development without it pass --no-export)")
-    out = inp.out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = out.parent / f".{out.name}.staging"
-    old = out.parent / f".{out.name}.old"
-    for leftover in (staging, old):
-        if leftover.exists():
-            shutil.rmtree(leftover)
-    staging.mkdir()
+    staging = fresh_staging(inp.out)
     try:
         write_site(inp, staging, tables, decks, index)
+        swap_in(staging, inp.out)
     except jinja2.TemplateError as exc:
+        raise BuildError(f"{_template_where(exc, inp)}: {exc}") from exc
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
-        where = f"{_rel(inp.templates, inp.root)}/{exc.name}" if getattr(exc, "name", None) else _rel(inp.templates, inp.root)
-        raise BuildError(f"{where}" + (f" line {exc.lineno}" if getattr(exc, "lineno", None) else "")
-                         + f": {exc}") from exc
-    except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise BuildError(f"{exc.filename or inp.out}: {exc.strerror or exc}") from exc
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if out.exists():
-        out.rename(old)
-    staging.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
-    return out

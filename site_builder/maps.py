@@ -44,7 +44,17 @@ def map_strip(content_dir: Path, name: str, stage) -> Markup:
             cls, extra = "done", ""
         else:
             cls, extra = "todo", ""
-        items.append(f'<li class="{cls}" data-stage="{escape(s["id"])}"{extra}>{escape(s["label"])}</li>')
+        code = f' title="code: {escape(s["code"])}" data-code="{escape(s["code"])}"' if s.get("code") else ""
+        items.append(f'<li class="{cls}" data-stage="{escape(s["id"])}"{code}{extra}>{escape(s["label"])}</li>')
     title = escape(spec["title"])
     return Markup(f'<nav class="map" data-map="{escape(name)}" aria-label="Where we are on the {title}">'
                   f'<span class="map-title">{title}</span><ol>{"".join(items)}</ol></nav>')
+
+
+def code_table(content_dir: Path, name: str) -> dict:
+    """The map's stages with the project file (and function) that implements each."""
+    spec = load_map(content_dir, name)
+    missing = [s["id"] for s in spec["stage"] if not s.get("code")]
+    if missing:
+        raise ValueError(f"map {name!r}: stage {missing[0]!r} has no code = \"file · function\"")
+    return {"header": ["Box", "Where in the project"], "rows": [[s["label"], s["code"]] for s in spec["stage"]]}

@@ -7,9 +7,10 @@ import math
 
 
 def resolve(data: dict, value):
-    """A source string "TABLE.key.0" -> (value, source); any other value -> (value, None)."""
+    """A source string "TABLE.key.0" -> (value, source); a tracked value -> (value,
+    its path); any other value -> (value, None)."""
     if not isinstance(value, str):
-        return value, None
+        return value, source_of(value)
     name, *path = value.split(".")
     if name not in data:
         raise ValueError(f"unknown table {name!r} in {value!r}: list it in the deck's front matter `tables`")
@@ -86,3 +87,68 @@ def bars_parts(data: dict, value, labels=None) -> dict:
     top = max([abs(x) for x in values if isinstance(x, (int, float))] + [1e-12])
     widths = [round(100 * abs(x) / top, 2) if isinstance(x, (int, float)) else 0 for x in values]
     return {"values": values, "labels": labels, "widths": widths, "source": source, "unavailable": None}
+
+
+# ---- numbers that remember where they came from ---------------------------------
+# The deck's tables are handed to Jinja "tracked": every int and float (and list)
+# knows its JSON path. Printing one ({{ data.t.x }} or m.num) leaves a marker in
+# the text that the renderer turns into <span data-source="t.x"> in prose and
+# \htmlData{source=t.x} in math, so the site tests compare every printed number
+# with its JSON value. Arithmetic on tracked numbers gives plain numbers, which
+# have no path: printing those stops the build (compute them in export/tables).
+
+SOURCE_ATTR = "_jpath"
+
+
+class TInt(int):
+    pass
+
+
+class TFloat(float):
+    pass
+
+
+class TList(list):
+    pass
+
+
+class TDict(dict):
+    pass
+
+
+def track(value, path: str):
+    """A copy of a parsed JSON value whose numbers, lists and dicts carry their path."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float, list, dict)):
+        if isinstance(value, int):
+            out = TInt(value)
+        elif isinstance(value, float):
+            out = TFloat(value)
+        elif isinstance(value, list):
+            out = TList(track(v, f"{path}.{i}") for i, v in enumerate(value))
+        else:
+            out = TDict((k, track(v, f"{path}.{k}")) for k, v in value.items())
+        setattr(out, SOURCE_ATTR, path)
+        return out
+    return value
+
+
+def source_of(value) -> str | None:
+    return getattr(value, SOURCE_ATTR, None) if isinstance(value, (TInt, TFloat, TList, TDict)) else None
+
+
+def is_plain_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def figure_parts(data: dict, value) -> dict:
+    """A diagram stored as an SVG string in a table -> {svg: Markup, source}."""
+    from markupsafe import Markup
+    v, source = resolve(data, value)
+    if is_unavailable(v):
+        return {"unavailable": v.get("reason", "not measured yet"), "source": source, "svg": None}
+    if not isinstance(v, str) or not v.startswith("<svg") or "<title" not in v or "<desc" not in v:
+        raise ValueError(f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
+                         f"(draw it with export/tables/_draw.py)")
+    return {"unavailable": None, "source": source or "", "svg": Markup(v)}

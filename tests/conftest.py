@@ -13,9 +13,8 @@ from urllib.parse import urlparse
 import pytest
 
 from site_builder.serve import start_server
+from models.settings import SITE_DIR as SITE
 
-ROOT = Path(__file__).resolve().parent.parent
-SITE = ROOT / "build" / "site"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 BASE_FLAGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
               "--disable-sync", "--no-first-run", "--disable-quic"]

@@ -34,7 +34,8 @@ def walk_to_last_slide(page) -> int:
     """Press ArrowRight through the deck; returns the slide count."""
     total = page.evaluate("Reveal.getTotalSlides()")
     page.locator("body").click(position={"x": 5, "y": 300})
-    for _ in range(total - 1):
+    fragments = page.evaluate("document.querySelectorAll('.slides .fragment').length")  # each is one press
+    for _ in range(total - 1 + fragments):
         page.keyboard.press("ArrowRight")
     assert page.evaluate("Reveal.isLastSlide()")
     return total

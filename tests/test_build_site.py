@@ -15,10 +15,9 @@ import pytest
 from site_builder import __main__ as cli
 from site_builder.archive import FIXED_TIME, tracked_files
 from site_builder.values import fmt, resolve
+from models.settings import ROOT, TABLES_DIR as TABLES
 
-ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
-TABLES = ROOT / "build" / "tables"
 
 MINI_DECK = """+++
 title = "Mini deck"
@@ -84,8 +83,8 @@ def test_mini_build_renders_the_conventions(mini, capsys):
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 0, log
     html = (out / "decks" / "mini.html").read_text(encoding="utf-8")
-    assert html.count("<section") == 2
-    assert "Value 0.123" in html
+    assert html.count("<section") == 3   # two slides and the closing links
+    assert 'Value <span class="v" data-source="mini.x" data-digits="3" data-kind="num">0.123</span>' in html
     assert '<table class="data " data-source="mini.t" data-digits="4">' in html
     assert "<td class=\"n\">2.5000</td>" in html
     assert html.count('class="katex"') == 2  # one on the slide, one in the notes
@@ -99,7 +98,7 @@ def test_mini_build_renders_the_conventions(mini, capsys):
     assert (out / "vendor" / "reveal" / "reveal.js").exists()
     assert (out / "vendor" / "katex" / "katex.min.css").exists()
     assert (out / "assets" / "pygments.css").exists()
-    assert not (out / "models").exists()  # --no-export
+    assert not (out / "onnx").exists()  # --no-export
 
 
 def test_lab_link_only_when_the_lab_exists(mini, capsys, tmp_path):
@@ -141,6 +140,8 @@ BROKEN = {
     "table not built": ("+++\ntitle = 'x'\norder = 3\ntables = ['no_such_table']\n+++\n## A\n", "no_such_table"),
     "bad source path": ("+++\ntitle = 'x'\norder = 3\ntables = ['mini']\n+++\n## A\n\n{{ m.num('mini.y') }}\n", "line 8"),
     "bad TeX": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\n$\\frac{1}{$\n", "line 9"),
+    "unclosed $": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\nthe price $x + 1 rises\n", "line 9"),
+    "unclosed $$": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\n$$\\frac{1}{2}\n\nmore text\n", "line 7"),
     "unknown map stage": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.map('training', 'nowhere') }}\n", "nowhere"),
     "missing listing symbol": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.code('models/nets.py', 'Nope') }}\n",
                                "'Nope' not found"),
@@ -159,14 +160,14 @@ def test_a_broken_content_file_fails_and_keeps_the_previous_site(mini, capsys, c
     assert rc == 1
     assert "build failed:" in log and "broken.md" in log and expected in log, log
     assert snapshot(out) == before
-    assert sorted(p.name for p in out.parent.iterdir()) == ["site"]  # no staging folder left behind
+    assert sorted(p.name for p in out.parent.iterdir() if p.name != ".lock") == ["site"]  # no staging folder left behind
 
 
 def test_a_corrupt_table_is_named(mini, capsys):
     content, tables, out = mini
     (tables / "mini.json").write_text('{"x": 1,', encoding="utf-8")
     rc, log = run_build(capsys, content, tables, out, "--no-export")
-    assert rc == 1 and "mini.json" in log and "corrupt JSON" in log
+    assert rc == 1 and "mini.json" in log and "is corrupt" in log
     assert not out.exists()
 
 
@@ -177,14 +178,14 @@ def test_missing_export_is_an_error_without_the_flag(mini, capsys, tmp_path):
     assert not out.exists()
 
 
-def test_export_is_copied_to_models(mini, capsys, tmp_path):
+def test_export_is_copied_to_onnx(mini, capsys, tmp_path):
     content, tables, out = mini
     export = tmp_path / "export"
     export.mkdir()
     (export / "metadata.json").write_text('{"ok": true}')
     rc, log = run_build(capsys, content, tables, out, "--export", str(export))
     assert rc == 0, log
-    assert (out / "models" / "metadata.json").read_text() == '{"ok": true}'
+    assert (out / "onnx" / "metadata.json").read_text() == '{"ok": true}'
 
 
 def test_source_zip_is_small_sorted_and_timeless(tmp_path):
@@ -255,6 +256,7 @@ def test_tables_reject_nan_and_duplicate_names(monkeypatch):
 
 def test_corpus_audit_table(tmp_path):
     from export.tables import corpus
+    from export.tables._results_inputs import InputError
     missing = corpus.compute(tmp_path / "corpus_audit.json")["corpus_audit"]
     assert missing["available"] is False and "does not exist yet" in missing["reason"]
     audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text())
@@ -266,5 +268,5 @@ def test_corpus_audit_table(tmp_path):
     broken = json.loads(json.dumps(audit))
     broken["splits"]["train"]["windows"] += 1
     (tmp_path / "audit.json").write_text(json.dumps(broken))
-    with pytest.raises(ValueError, match="tokens \\+ stories"):
+    with pytest.raises(InputError, match="tokens \\+ stories"):
         corpus.compute(tmp_path / "audit.json")

@@ -20,13 +20,13 @@ from export import pipeline
 from export.__main__ import main as export_main
 from export.decoding import generate
 from export.onnx_export import ort_run, ort_session
+from export.parity import attention_matrices
 from models.checkpoints import CHECKPOINT_DIR, load_checkpoint, load_vocab, save_checkpoint, sha256_file
 from models.corpus import prepare
 from models.nets import KINDS, build, count_parameters
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
+from models.settings import ROOT, EXPORT_DIR as EXPORT
 
-ROOT = Path(__file__).resolve().parent.parent
-EXPORT = ROOT / "build" / "export"
 RESULTS = ROOT / "models" / "results.json"
 
 
@@ -74,7 +74,7 @@ def test_onnx_interface(exported, metadata):
         assert [i.name for i in proto.graph.input] == ["context_ids"]
         assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.INT64
         names = [o.name for o in proto.graph.output]
-        assert names == (["logits"] if kind == "mlp" else ["logits", "attention"])
+        assert names == (["logits"] if kind == "mlp" else ["logits", "attention", "attention_matrix"])
         # FP32 weights throughout
         assert all(t.data_type == onnx.TensorProto.FLOAT for t in proto.graph.initializer
                    if t.data_type in (onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT))
@@ -87,6 +87,9 @@ def test_onnx_interface(exported, metadata):
                 heads = metadata["models"][kind]["heads"]
                 assert out["attention"].shape == (batch, heads, 64)
                 np.testing.assert_allclose(out["attention"].sum(-1), 1.0, atol=1e-5)
+                assert out["attention_matrix"].shape == (batch, heads, 64, 64)
+                # the matrix's last row is the final query's attention
+                np.testing.assert_allclose(out["attention_matrix"][:, :, -1], out["attention"], atol=1e-6)
 
 
 def test_onnxruntime_matches_pytorch_on_parity_contexts(exported, parity, torch_models):
@@ -108,6 +111,13 @@ def test_onnxruntime_matches_pytorch_on_parity_contexts(exported, parity, torch_
             # PAD slots get exactly zero weight, real slots sum to one
             pads = ids == PAD_ID
             assert np.all(got["attention"][np.broadcast_to(pads[:, None, :], got["attention"].shape)] == 0.0)
+            # the full matrix is forward_details' weights: causal, PAD keys masked, PAD query rows zero
+            matrix = got["attention_matrix"]
+            assert np.abs(matrix - attention_matrices(model, ids.tolist())).max() <= 1e-5, kind
+            assert np.all(np.triu(np.ones((64, 64), bool), 1)[None, None] <= (matrix == 0.0))
+            assert np.all(matrix[np.broadcast_to(pads[:, None, :, None], matrix.shape)] == 0.0)
+            real_rows = matrix.sum(-1)[np.broadcast_to(~pads[:, None, :], matrix.shape[:3])]
+            np.testing.assert_allclose(real_rows, 1.0, atol=1e-5)
 
 
 def test_parity_contexts_cover_the_required_cases(parity, metadata):
@@ -145,6 +155,8 @@ def test_reference_continuations_follow_the_decoding_rule(parity, presets, torch
             assert generate(logits_fn, p["prompt_ids"], mode="greedy", limit=24) == without_margin(refs[p["id"]]["greedy"])
             assert generate(logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7,
                             limit=24) == without_margin(refs[p["id"]]["sampled"])
+            assert generate(logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7, top_k=20,
+                            top_p=0.9, limit=24) == without_margin(refs[p["id"]]["filtered"])
         for ref in refs.values():
             for run in ref.values():
                 assert run["stop"] in ("eos", "limit") and len(run["ids"]) <= 24
@@ -214,19 +226,20 @@ def test_presets(presets):
 @pytest.fixture(scope="module")
 def scratch_checkpoints(tmp_path_factory) -> Path:
     """Course-sized, randomly initialized checkpoints with the real vocabulary
-    and a small results file, so that the exporter can run end to end quickly."""
+    and the committed results (seed-11 test losses 5, 6, 7), so that the
+    exporter can run end to end quickly."""
     root = tmp_path_factory.mktemp("ckpt")
     ckpt = root / "checkpoints"
     ckpt.mkdir()
     shutil.copyfile(CHECKPOINT_DIR / "vocab.json", ckpt / "vocab.json")
-    runs = []
+    results = json.loads(RESULTS.read_text(encoding="utf-8"))
     for i, kind in enumerate(KINDS):
         torch.manual_seed(100 + i)
         model = build(kind)
         save_checkpoint(model, {"seed": 11, "selected_step": 750, "profile": "course", "test_loss": 5.0}, ckpt)
-        runs.append({"kind": kind, "seed": 11, "test_loss": 5.0 + i, "test_perplexity": float(np.exp(5.0 + i)),
-                     "val_loss": 5.1, "train_seconds": 12.5, "device": "test"})
-    (root / "results.json").write_text(json.dumps({"profile": "course", "runs": runs, "aggregate": {}}))
+        run = next(r for r in results["runs"] if r["kind"] == kind and r["seed"] == 11)
+        run.update(test_loss=5.0 + i, test_perplexity=float(np.exp(5.0 + i)))
+    (root / "results.json").write_text(json.dumps(results))
     return ckpt
 
 
@@ -235,7 +248,7 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_checkpo
     assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "exported"
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["models"]["attn1"]["seed_run"]["test_loss"] == 6.0
-    assert meta["models"]["attn1"]["aggregate"] is None          # no seeds aggregated in this results file
+    assert meta["models"]["attn1"]["aggregate"]["seeds"] == [11, 29, 47]
     stamp = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
     assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "skipped"
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == stamp

@@ -3,7 +3,7 @@ SwiftShader): the browser computes what PyTorch computes, on WASM and on
 WebGPU, and the page survives hostile input, broken model files and Stop.
 
 References come from build/export/parity.json (PyTorch logits and
-continuations written by `python -m export`), served as site/models/."""
+continuations written by `python -m export`), served as site/onnx/."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ import torch
 from conftest import BASE_FLAGS, CHROMIUM, PageWatch
 from site_builder.serve import start_server
 from export.decoding import context_window, start_history
+from export.parity import attention_matrices, teacher_forced
 from models.checkpoints import load_checkpoint, load_vocab
+from models.settings import SITE_ONNX
 from models.tokenizer import UNK_ID, tokenize
 
 BACKENDS = ["wasm", "webgpu"]
@@ -43,8 +45,8 @@ def open_lab(page, url: str, query: str = ""):
 
 @pytest.fixture(scope="module")
 def references(site_dir):
-    models = site_dir / "models"
-    return {name: json.loads((models / f"{name}.json").read_text(encoding="utf-8"))
+    onnx = site_dir / SITE_ONNX
+    return {name: json.loads((onnx / f"{name}.json").read_text(encoding="utf-8"))
             for name in ("metadata", "parity", "presets")}
 
 
@@ -65,20 +67,29 @@ def vocab():
     return load_vocab()
 
 
+@pytest.fixture(scope="module")
+def torch_models():
+    return {kind: load_checkpoint(kind)[0].eval() for kind in KINDS}
+
+
 # ---------------------------------------------------------------- loading
 
 def test_page_loads_clean_with_webgpu_and_shows_results(page, site_url, references):
-    status = open_lab(page, site_url)
+    # forced: automatic never picks SwiftShader (tests/test_lab_runtime.py)
+    status = open_lab(page, site_url, "?backend=webgpu")
     meta = references["metadata"]
     assert status["ok"] and status["backend"] == "webgpu" and status["fallback_reason"] is None
-    assert status["adapter"]["architecture"] == "swiftshader"
+    assert status["adapter"]["architecture"] == "swiftshader" and status["software_adapter"] is True
+    assert "software renderer" in page.locator("#fallback-line").text_content()
     for kind in KINDS:
         m = status["models"][kind]
         assert m["ok"] and m["error"] is None and m["bytes"] == meta["models"][kind]["bytes"]
         assert m["download_ms"] is not None and m["warmup_ms"] is not None
     assert page.locator(".model-card").count() == 3
     assert "WebGPU" in page.locator("#backend-line").text_content()
-    assert page.locator("#load-table tbody tr td", has_text="verified").count() == 3
+    assert page.locator("#load-table tbody tr:not([data-kind^=runtime]) td", has_text="verified").count() == 3
+    # the WebGPU runtime's own build, checked against vendor/onnxruntime-web/runtimes.json
+    assert page.locator('#load-table tr[data-kind="runtime-webgpu"] td', has_text="verified").count() == 1
     # the results panel shows the numbers of the build's metadata.json
     for kind in KINDS:
         m = meta["models"][kind]
@@ -134,18 +145,17 @@ def test_browser_logits_match_pytorch(lab, references, backend):
     assert not lab.watch.errors and not lab.watch.outside
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("mode", ["greedy", "sampled"])
+@pytest.mark.parametrize("backend,mode", [(b, m) for b in BACKENDS for m in ("greedy", "sampled")] + [("wasm", "filtered")])
 def test_browser_continuations_match_python(lab, references, backend, mode):
     """Every preset, every model: the lab's decoding loop on browser logits gives
     PyTorch's continuation. The presets go through one lab.generateMany call
     (each model's presets share its batched calls; each still decodes alone)."""
     parity = references["parity"]
     presets = references["presets"]
-    settings = {"mode": mode, "limit": parity["decoding"]["limit"], "backend": backend,
-                "prompts": [p["prompt"] for p in presets]}
-    if mode == "sampled":
-        settings.update(parity["decoding"]["sampled"])
+    settings = {"mode": "greedy" if mode == "greedy" else "sampled", "limit": parity["decoding"]["limit"],
+                "backend": backend, "prompts": [p["prompt"] for p in presets]}
+    if mode != "greedy":
+        settings.update(parity["decoding"][mode])      # "filtered": top-k then top-p
     results = call(lab, "return await window.lab.generateMany(arg);", settings)
     assert len(results) == len(presets)
     for preset, result in zip(presets, results):
@@ -160,6 +170,76 @@ def test_browser_continuations_match_python(lab, references, backend, mode):
     shown = lab.locator('.model-card[data-kind="attn4"] .tok.gen').count()
     assert shown == len(results[0]["models"]["attn4"]["ids"])
     assert not lab.watch.errors and not lab.watch.outside
+
+
+@pytest.mark.parametrize("filters", [{"top_k": 1}, {"top_p": 1e-9}])
+def test_top_k_one_and_tiny_top_p_sample_the_greedy_continuation(lab, references, filters):
+    parity = references["parity"]
+    presets = references["presets"]
+    results = call(lab, "return await window.lab.generateMany(arg);",
+                   {"mode": "sampled", "temperature": 1.7, "seed": 3, "limit": parity["decoding"]["limit"],
+                    "backend": "wasm", "prompts": [p["prompt"] for p in presets], **filters})
+    for preset, result in zip(presets, results):
+        for kind in KINDS:
+            want = parity["continuations"][kind][preset["id"]]["greedy"]
+            assert (result["models"][kind]["ids"], result["models"][kind]["stop"]) == (want["ids"], want["stop"])
+
+
+def score_texts(references):
+    """The held-out story and every other dataset preset's whole story (with
+    their EOS, as in the test evaluation), and typed text with unknown words,
+    markup and more than 64 tokens."""
+    stories = [(p["source"]["text"], True) for p in references["presets"] if p["source"]]
+    typed = ("The quantum lecture covered gluons!! <b>Then</b> the little dog said \"hi\" & ran home. " * 4, False)
+    return stories + [typed, ("x", False)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_score_matches_pytorch_teacher_forcing(lab, references, torch_models, vocab, backend):
+    """lab.score's per-token probabilities, cross-entropy and perplexity equal
+    PyTorch's teacher-forced values (export/parity.py teacher_forced)."""
+    texts = score_texts(references)
+    got = call(lab, """const out = [];
+        for (const [text, eos] of arg.texts) out.push(await window.lab.score({text, eos, backend: arg.backend}));
+        return out;""", {"texts": texts, "backend": backend}, timeout_s=600)
+    worst_p = worst_ce = 0.0
+    for (text, eos), result in zip(texts, got):
+        ids = vocab.encode(text)
+        assert result["ids"] == ids + ([2] if eos else [])
+        assert result["tokens"] == tokenize(text) + (["<EOS>"] if eos else [])
+        for kind in KINDS:
+            want = teacher_forced(torch_models[kind], ids, eos)
+            mine = result["models"][kind]
+            assert mine["error"] is None
+            assert len(mine["probabilities"]) == len(want["probabilities"])
+            worst_p = max(worst_p, float(np.abs(np.array(mine["probabilities"]) - np.array(want["probabilities"])).max()))
+            worst_ce = max(worst_ce, abs(mine["cross_entropy"] - want["cross_entropy"]))
+            assert mine["perplexity"] == pytest.approx(want["perplexity"], rel=1e-5)
+    print(f"score parity on {backend}: max |dp| {worst_p:.2e}, max |dCE| {worst_ce:.2e}")
+    assert worst_p <= 1e-5 and worst_ce <= 1e-5
+    # the page shows the last text's numbers
+    shown = lab.locator('#score-body tr[data-kind="attn4"] td[data-value="perplexity"]').text_content()
+    assert shown == f"{got[-1]['models']['attn4']['perplexity']:.2f}"
+    assert not lab.watch.errors and not lab.watch.outside
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_attention_matrix_matches_forward_details(lab, references, torch_models, backend):
+    contexts = [c["ids"] for c in references["parity"]["contexts"]]
+    for kind in ("attn1", "attn4"):
+        got = np.array(call(lab, """const out = [];
+            for (const ids of arg.contexts) out.push(await window.lab.attentionMatrix(arg.kind, ids, {backend: arg.backend}));
+            return out;""", {"kind": kind, "contexts": contexts, "backend": backend}))
+        want = attention_matrices(torch_models[kind], contexts)
+        heads = references["metadata"]["models"][kind]["heads"]
+        assert got.shape == want.shape == (len(contexts), heads, 64, 64)
+        worst = float(np.abs(got - want).max())
+        print(f"attention matrix parity, {kind} on {backend}: max |dw| {worst:.2e}")
+        assert worst <= 1e-5
+        pad_rows = np.array(contexts)[:, None, :] == 0
+        assert np.all(got.sum(-1)[np.broadcast_to(pad_rows, got.shape[:3])] == 0.0)
+    with pytest.raises(Exception, match="no attention"):
+        call(lab, "return await window.lab.attentionMatrix('mlp', arg);", contexts[0])
 
 
 def test_single_prompt_generation_matches_python(lab, references):
@@ -266,7 +346,7 @@ def test_stop_ends_a_long_generation(page, site_url):
     stops = page.locator("[data-stat=stop]").all_text_contents()
     counts = [int(t) for t in page.locator("[data-stat=new]").all_text_contents()]
     assert "stopped by you" in stops
-    assert all(s in ("stopped by you", "EOS (the model ended the story)") for s in stops), stops
+    assert all(s in ("stopped by you", "EOS: the model ended the story") for s in stops), stops
     assert max(counts) < 256
     assert page.locator(".stopped-tag").count() >= 1
     page.watch.assert_clean()
@@ -300,7 +380,9 @@ def test_inspect_a_step_shows_top10_and_attention(page, site_url, references, vo
         table = page.locator(f'.inspect-attention[data-kind="{kind}"] table.attention')
         assert table.get_attribute("data-heads") == str(heads)
         real = [i for i in ctx if i != 0]
-        assert table.locator("th.ctx-label").all_text_contents() == [vocab.itos[i] for i in real]
+        labels = table.locator("th.ctx-label").all_text_contents()
+        assert labels[-1].startswith("▼ ")                 # the query (the newest token) is marked
+        assert [t.removeprefix("▼ ") for t in labels] == [vocab.itos[i] for i in real]
         weights = np.array(table.locator("td.cell").evaluate_all("els => els.map((e) => Number(e.dataset.weight))"))
         weights = weights.reshape(heads, len(real))
         with torch.no_grad():
@@ -316,16 +398,16 @@ def _site_with_broken_models(site_dir: Path, root: Path) -> Path:
     site = root / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
         if f.name == "attn1.onnx":
             data = bytearray(f.read_bytes())
             data[len(data) // 3] ^= 0x55
-            (site / "models" / f.name).write_bytes(bytes(data))
+            (site / SITE_ONNX / f.name).write_bytes(bytes(data))
         elif f.name != "attn4.onnx":
-            os.symlink(f, site / "models" / f.name)
+            os.symlink(f, site / SITE_ONNX / f.name)
     return site
 
 
@@ -346,6 +428,11 @@ def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_pat
         result = call(page, "return await window.lab.generate({prompt: 'the cat', limit: 2});", timeout_s=60)
         assert result["models"]["mlp"]["error"] is None and result["models"]["mlp"]["calls"] >= 1
         assert result["models"]["attn1"]["stop"] == "error" and result["models"]["attn4"]["stop"] == "error"
+        for kind in KINDS:                                 # each card's stop label names its own reason
+            dd = page.locator(f'.model-card[data-kind="{kind}"] [data-stat=stop]')
+            want = {"error": "error", "limit": "token limit reached", "eos": "EOS: the model ended the story"}
+            assert dd.get_attribute("data-reason") == result["models"][kind]["stop"]
+            assert dd.text_content() == want[result["models"][kind]["stop"]]
         assert not watch.outside
         # the only console error is the browser's own note about the 404
         assert all("404" in e for e in watch.errors), watch.errors
@@ -363,7 +450,7 @@ def test_automatic_runtime_falls_back_to_wasm_without_webgpu(playwright_instance
         status = open_lab(page, site_url)
         assert status["ok"] and status["backend"] == "wasm"
         assert "WebGPU" in status["fallback_reason"] or "navigator.gpu" in status["fallback_reason"]
-        assert "Automatic fallback to WASM" in page.locator("#fallback-line").text_content()
+        assert "Automatic choice, WASM" in page.locator("#fallback-line").text_content()
         result = call(page, "return await window.lab.generate({prompt: 'the dog', limit: 2});")
         assert all(result["models"][k]["backend"] == "wasm" for k in KINDS)
         # forcing WebGPU says why it cannot

@@ -67,7 +67,8 @@ def test_histories_by_width_and_batches(t):
     assert b["X"] == [[0, 1, 8, 7], [1, 8, 7, 5]] and b["y"] == [5, 9]
     assert b["X_shape"] == [2, 4] and b["y_shape"] == [2]
     assert b["batch_sizes"] == [2, 2, 2, 1] and b["steps_per_pass"] == 4
-    assert b["dims"] == {"B": 2, "w": 4, "C": 10, "d": 4, "h": 8, "d_k": 3, "d_v": 2}
+    assert b["dims"] == {"B": 2, "w": 4, "C": 10, "d": 4, "h": 8, "d_k": 3, "d_v": 2, "wd": 16, "Bh": 16}
+    assert b["lily_slots"] == [2, 1]   # ID 8 ("lily") in X[0] = [0, 1, 8, 7] and X[1] = [1, 8, 7, 5]
     assert b["course"]["presentations"] == b["course"]["steps"] * b["course"]["batch_size"]
 
 
@@ -186,3 +187,13 @@ def test_all_tables_are_plain_json(t):
     for name, value in t.items():
         assert name.startswith("maps_")
         to_json(name, value)  # raises on NaN/inf or non-JSON values
+
+
+def test_embedding_table_and_batch_rows_are_the_same_tensor(t):
+    """The lookup slide and the batch slide show the same rows: every E[b, s] is row
+    X[b, s] of the table shown (once, the table was read after the SGD step)."""
+    m, b = t["maps_mlp"], t["maps_batch"]
+    for bi, row in enumerate(b["X"]):
+        for s, token_id in enumerate(row):
+            assert m["E"][bi][s] == m["embedding_table"][token_id]
+    assert m["found_row"] == m["embedding_table"][m["found_id"]]

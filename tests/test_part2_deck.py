@@ -13,7 +13,7 @@ import pytest
 
 WIDGETS = {"part2-bars": "part2_predict", "part2-window": "part2_window", "part2-temperature": "part2_video",
            "part2-phases": "part2_bank", "part2-mask": "part2_mask", "part2-walkthrough": "part2_walk",
-           "part2-update": "part2_bank"}
+           "part2-update": "part2_bank", "part2-divisor": "part2_divisor"}
 
 
 def fmt(x, digits=3):
@@ -67,7 +67,8 @@ def test_deck_loads_clean_and_keyboard_reaches_the_last_slide(page, site_url):
     assert total > 30
     page.locator("body").click(position={"x": 5, "y": 400})  # focus the page, not a widget
     page.evaluate("Reveal.slide(0)")
-    for _ in range(total - 1):
+    steps = page.evaluate("document.querySelectorAll('.slides .fragment').length")  # each is one key press
+    for _ in range(total - 1 + steps):
         page.keyboard.press("ArrowRight")
     assert page.evaluate("Reveal.isLastSlide()")
     assert page.evaluate("Reveal.getIndices().h") == total - 1
@@ -152,6 +153,22 @@ def test_temperature_slider_moves_from_hard_to_soft(page, site_url, tables):
             page.keyboard.press("ArrowRight")
         assert [text(w, f"w-{j}") for j in range(len(t["titles"]))] == [fmt(x) for x in setting["weights"]]
         assert [text(w, f"r-{l}") for l in range(len(t["topics"]))] == [fmt(x, 2) for x in setting["returned"]]
+    page.watch.assert_clean()
+
+
+def test_divisor_slider_shows_each_divisor_weights_from_the_keyboard(page, site_url, tables):
+    t = tables["part2_divisor"]
+    w = show_widget(open_deck(page, site_url), "part2-divisor")
+    slider = w.get_by_label("Divisor")
+    slider.focus()
+    slider.press("Home")
+    tops = []
+    for i, setting in enumerate(t["settings"]):
+        if i:
+            page.keyboard.press("ArrowRight")
+        assert [text(w, f"w-{j}") for j in range(len(t["tokens"]))] == [fmt(x) for x in setting["weights"]]
+        tops.append(setting["top"])
+    assert tops == sorted(tops, reverse=True)   # a larger divisor flattens the weights
     page.watch.assert_clean()
 
 

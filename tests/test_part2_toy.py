@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from export.tables import part2, part2_toy as toy
+from export.tables import part2, _part2_toy as toy
 from models.nets import FixedWindowMLP
 
 

@@ -15,17 +15,17 @@ import torch
 import torch.nn.functional as F
 
 from export.tables import part3, to_json
-from export.tables.part3_continuations import continuations, held_out_preset
-from export.tables.part3_corpus import stories
-from export.tables.part3_real import generation_step, real_batch
-from export.tables.part3_toys import W_O, fisherman, two_source
-from export.tables.results_inputs import InputError, Inputs
+from export.tables._part3_continuations import continuations, held_out_preset
+from export.tables._part3_corpus import stories
+from export.tables._part3_real import generation_step, real_batch
+from export.tables._part3_toys import W_O, fisherman, two_source
+from export.tables._results_inputs import InputError, Inputs
 from models.checkpoints import save_checkpoint
 from models.corpus import prepare
 from models.nets import build
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 VOCAB = ROOT / "models" / "checkpoints" / "vocab.json"
 
 
@@ -242,9 +242,132 @@ def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_pa
 
 def test_settings_come_from_the_code_the_course_runs():
     from export.parity import LIMIT
-    from export.tables.part3_settings import settings
+    from export.tables._part3_settings import settings
     s = settings()
     assert s["heads"] * s["head_width"] == s["d"] == s["one_head_width"]
     assert s["limit"] == LIMIT == 24                    # the exporter's saved continuations use the same limit
     assert s["banned"] == ["<PAD>", "<BOS>", "<UNK>"]
     assert (s["C"], s["T"]) == (4000, 64)
+
+
+# ------------------------------------------------------------------ how the real models were trained
+def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
+    """The slide's "drawn with replacement" counts replay models/train.py's own
+    random draws: record what train_run draws and compare."""
+    from export.tables._part3_training import draws
+    from models import train
+    from models.corpus import Profile
+    recorded = []
+    original = torch.randint
+
+    def spy(*args, **kwargs):
+        out = original(*args, **kwargs)
+        if kwargs.get("generator") is not None:
+            recorded.append(out.clone())
+        return out
+    monkeypatch.setattr(torch, "randint", spy)
+    g = torch.Generator().manual_seed(0)
+    X, y = original(0, 20, (50, 64), generator=g), original(0, 20, (50,), generator=g)
+    profile = Profile("tiny", 10, 20, steps=3, batch_size=8, eval_every=3, val_windows=10)
+    train.train_run("attn1", 29, profile, {"train": (X, y), "val": (X[:10], y[:10]), "test": (X[:10], y[:10])},
+                    20, progress=False)
+    assert torch.equal(torch.stack(recorded), draws(50, 8, 3, 29))
+
+
+def test_sampling_counts_are_consistent():
+    from export.tables._part3_training import sampling
+    s = sampling(1000, seed=11, profile="smoke")
+    assert s["draws"] == s["batch_size"] * s["steps"]
+    assert s["distinct_drawn"] + s["never_drawn"] == 1000
+    # with replacement: more draws than distinct windows
+    assert s["distinct_drawn"] < s["draws"] and s["most_draws"] > 1
+    assert abs(s["never_drawn_percent"] - s["expected_never_percent"]) < 2.0
+
+
+def test_embedding_rules_on_the_committed_checkpoint(corpus):
+    """PAD row zero, EOS never an input (no gradient: still its decayed starting
+    row), BOS and UNK inputs whose rows learned."""
+    from export.tables._part3_training import embedding_rules
+    X, y = corpus.windows("train")
+    t = embedding_rules(Inputs(), X, y)
+    assert t["available"]
+    by = t["by_token"]
+    assert t["pad_row_max_abs"] == 0.0 and by["<PAD>"]["batch_grad_norm"] == 0.0
+    assert by["<EOS>"]["input_count"] == 0 and by["<EOS>"]["target_count"] == corpus.audit["splits"]["train"]["documents"]
+    assert by["<EOS>"]["batch_grad_norm"] == 0.0 and by["<EOS>"]["output_grad_norm"] > 0
+    assert by["<EOS>"]["cosine_to_start"] > 0.9999 and by["<EOS>"]["gap_to_decayed_start"] < 1e-3
+    for tok in ("<BOS>", "<UNK>"):
+        assert by[tok]["input_count"] > 0 and by[tok]["batch_grad_norm"] > 0
+        assert by[tok]["cosine_to_start"] < 0.99 and by[tok]["gap_to_decayed_start"] > 0.1
+    assert t["position_shape"] == [64, 64] and t["position_parameters"] == 64 * 64
+    assert t["position_cos_neighbours"] > t["position_cos_far"]
+    gaps = t["position_cos_by_gap"]
+    assert len(gaps) == 63 and gaps[0] == pytest.approx(t["position_cos_neighbours"])
+    import xml.etree.ElementTree as ET
+    line = ET.fromstring(t["position_svg"]).find(".//{http://www.w3.org/2000/svg}polyline")
+    assert len(line.get("points").split()) == 64 - t["position_min_pairs"]
+
+
+def test_comparison_caveats_come_from_the_checkpoints_and_settings():
+    from export.tables._part3_training import comparison
+    from models.train import OPTIMIZER
+    results_json = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))
+    t = comparison(Inputs(), results_json)
+    p = t["parameters"]
+    assert t["attention_equal"] and p["attn1"] == p["attn4"]
+    assert t["mlp_ratio"] == p["mlp"] / p["attn4"] and f"{t['mlp_ratio']:.2f}" == "1.77"
+    assert t["optimizer_reused"] and t["optimizer"]["attn4"] == {"lr": OPTIMIZER["attn1"][0],
+                                                                 "weight_decay": OPTIMIZER["attn1"][1]}
+    assert t["optimizer_recorded"] == t["optimizer"]       # what the runs recorded is what the code sets
+    assert comparison(Inputs(models_dir=ROOT / "nowhere"), None)["available"] is False
+
+
+def test_seed_curves_mark_the_best_step_not_the_last():
+    import xml.etree.ElementTree as ET
+    from export.tables._part3_training import seed_curves
+    results_json = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))
+    t = seed_curves(results_json, 11)
+    runs = [r for r in results_json["runs"] if r["seed"] == 11]
+    for x, r in zip(t["runs"], runs):
+        best = min(r["val_trace"], key=lambda p: p["val_loss"])
+        assert x["selected_step"] == best["step"] == r["selected_step"]
+        assert x["best_is_last"] == (best["step"] == r["val_trace"][-1]["step"])
+    svg = ET.fromstring(t["svg"])
+    ns = "{http://www.w3.org/2000/svg}"
+    assert svg.find(f"{ns}title").text and "best" in svg.find(f"{ns}desc").text
+    assert len(svg.findall(f".//{ns}circle[@class='selected']")) == len(runs)
+    assert len(svg.findall(f".//{ns}rect[@class='last']")) == len(runs)
+    assert t["not_last"], "the committed seed-11 runs include one whose best step is not the last"
+
+
+def test_attention_cost_counts():
+    from export.tables._part3_training import cost
+    c = cost(64, 64, 4)
+    assert c["scores_madds"] == c["mixing_madds"] == 64 * 64 * 64 == c["T2D"]
+    assert c["weights_stored"] == {"1": 64 * 64, "4": 4 * 64 * 64}
+    assert c["rows"][0][1] == c["rows"][1][1]            # time does not depend on the head count
+    assert c["rows"][1][3] == 4 * c["rows"][0][3]        # storage does
+
+
+def test_figures_are_drawn_from_their_numbers(models_dir):
+    import xml.etree.ElementTree as ET
+    from export.tables._part3_figures import attention_arrows, head_split, pipeline
+    ns = "{http://www.w3.org/2000/svg}"
+    f = fisherman()
+    svg = ET.fromstring(head_split("x", 10, 4, 2, 2, "split"))
+    assert svg.get("role") == "img" and svg.find(f"{ns}title").text == "split"
+    assert len(svg.findall(f".//{ns}rect[@class='head-slice']")) == 2
+    rows = [h["weights"] for h in f["heads"]]
+    svg = ET.fromstring(attention_arrows("y", f["token_labels"], rows, "the", "arrows"))
+    lines = svg.findall(f".//{ns}line[@class='weight']")
+    drawn = {(int(l.get("data-head")), int(l.get("data-slot"))): float(l.get("data-weight")) for l in lines}
+    for h, row in enumerate(rows):
+        for i, w in enumerate(row):
+            if w > 0.0005:
+                assert drawn[(h + 1, i)] == pytest.approx(w, abs=1e-6)
+    # a heavier weight is drawn with a thicker line
+    widths = sorted((float(l.get("data-weight")), float(l.get("stroke-width"))) for l in lines)
+    assert [w for _, w in widths] == sorted(w for _, w in widths)
+    audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text(encoding="utf-8"))
+    desc = ET.fromstring(pipeline(audit, 512, 6000, 64)).find(f"{ns}desc").text
+    assert f"{audit['splits']['train']['windows']:,}" in desc and f"{audit['selected_stories']:,}" in desc

@@ -26,7 +26,7 @@ def test_results_charts_render_with_text_alternatives(page, site_url, site_dir):
         page.watch.assert_clean()
         return
     for chart_id, count_selector, expected in (("chart-val-curves", "polyline.run", charts["n_curves"]),
-                                               ("chart-test-ppl", "rect.bar", charts["n_bars"])):
+                                               ("chart-test-ppl", "g.panel:first-of-type path.mean", charts["n_bars"])):
         page.evaluate(f"Reveal.slide({slide_with(page, 'svg#' + chart_id)})")
         svg = page.locator(f"svg#{chart_id}")
         assert svg.is_visible()
@@ -63,10 +63,69 @@ def test_results_quotes_the_toy_and_the_attention_rows(page, site_url, site_dir)
 
 def test_results_lab_link_leads_to_the_lab(page, site_url, site_dir):
     open_deck(page, site_url, SLUG)
-    href = page.locator("a.lab-link").get_attribute("href")
+    href = page.locator("a.lab-link").first.get_attribute("href")
     target = urljoin(f"{site_url}/decks/{SLUG}.html", href)
     assert target == f"{site_url}/lab/index.html"
     assert (site_dir / "lab" / "index.html").exists()
     response = page.request.get(target)
     assert response.ok and "<title>" in response.text()
+    page.watch.assert_clean()
+
+
+SLIDE_TEXTS = """[...document.querySelectorAll('.slides > section')].map(s => {
+  const copy = s.cloneNode(true);
+  copy.querySelectorAll('.listing, aside.notes, svg').forEach(x => x.remove());
+  return copy.textContent; })"""
+
+
+def test_results_sentences_are_not_glued_and_numbers_read_well(page, site_url):
+    """Bullets and sentences stay apart ("one head.Training", "threads).- A"),
+    "thread" agrees with its number, and tiny differences are not 0.00001526."""
+    import re
+    open_deck(page, site_url, SLUG)
+    for text in page.evaluate(SLIDE_TEXTS):
+        flat = " ".join(text.split())
+        assert not re.search(r"[a-z)\]][.;:][A-Z]", flat), flat
+        assert not re.search(r"[.)]- [A-Z]", flat), flat
+        assert not re.search(r"\b1 threads\b", flat), flat
+        assert not re.search(r"0\.0000\d", flat), flat
+    page.watch.assert_clean()
+
+
+def test_results_forward_check_follows_the_prompt_it_uses(page, site_url, site_dir):
+    open_deck(page, site_url, SLUG)
+    att = table(site_dir, "results_attention")
+    prompt = slide_with(page, "table[data-source='results_attention.shape_rows']")
+    check = page.evaluate("""[...document.querySelectorAll('.slides > section')]
+        .findIndex(s => s.querySelector('.listing') && s.textContent.includes('forward_details') &&
+                        (s.querySelector('h2')?.textContent || '').includes('every query row'))""")
+    assert 0 <= prompt < check
+    text = page.locator(".slides > section").nth(check).text_content()
+    assert "below" not in text.split("def forward_details")[-1]
+    if att.get("available"):
+        assert att["diff_text"]["logits"] in text and "× 10" in text
+        assert att["logits_max_rel_diff"] < 2e-6
+    page.watch.assert_clean()
+
+
+def test_results_protocol_training_commands_and_takeaways(page, site_url, site_dir):
+    open_deck(page, site_url, SLUG)
+    proto = table(site_dir, "results_protocol")
+    index = slide_with(page, "table[data-source='results_protocol']")
+    text = page.locator(".slides > section").nth(index).text_content()
+    for value in (f"{proto['batch_size']:,}", f"{proto['steps']:,}", f"{proto['validation_windows']:,}",
+                  "training stories only", "not an exhaustive tuning study"):
+        assert value in text, value
+    build = page.evaluate("""[...document.querySelectorAll('.slides > section')]
+        .findIndex(s => (s.querySelector('h2')?.textContent || '').includes('head width is set'))""")
+    assert "d // n" in page.locator(".slides > section").nth(build).locator(".listing").text_content()
+    all_text = " ".join(page.evaluate(SLIDE_TEXTS))
+    assert "make train-resume" in all_text and "overwrites" in all_text and "--profile smoke" in all_text
+    summary = table(site_dir, "results_summary")
+    if summary.get("available"):
+        assert "shared machine" in all_text and summary["device"] in all_text
+    missing = page.evaluate("""[...document.querySelectorAll('.slides > section:not(.end-slide)')].map((s, i) => [i, s])
+        .filter(([i, s]) => i > 0 && !s.querySelector('.takeaway')).map(([i, s]) => i)""")
+    assert missing == []
+    assert page.locator(".slides svg[role=img]").count() >= 4
     page.watch.assert_clean()

@@ -9,22 +9,21 @@ import math
 import random
 import statistics
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 import torch
 
 from export.tables import results, to_json
-from export.tables.results_inputs import InputError, Inputs
-from export.tables.results_measured import charts, run_table, summary
-from export.tables.results_model import attention_rows
+from export.tables._results_inputs import InputError, Inputs
+from export.tables._results_measured import charts, run_table, summary
+from export.tables._results_model import attention_rows
 from models.checkpoints import load_checkpoint
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID, PAD_ID
 
 from test_part3_tables import make_models_dir
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -112,13 +111,14 @@ def test_charts_have_text_alternatives_and_one_curve_per_run():
         sum(1 for x in r["runs"] if x["selected_step"] != 1)
     bars = ET.fromstring(c["ppl_svg"])
     assert bars.find(f"{SVG}title").text and bars.find(f"{SVG}desc").text
-    rects = bars.findall(f".//{SVG}rect[@class='bar']")
-    assert len(rects) == 3 and len(bars.findall(f".//{SVG}g[@class='sd']")) == 3
-    # a taller bar (smaller y) means a higher mean perplexity
-    tops = {rect.get("data-kind"): float(rect.get("y")) for rect in rects}
+    first = bars.find(f"{SVG}g[@class='panel']")             # the panel with every model
+    marks = first.findall(f"{SVG}path[@class='mean']")
+    assert len(marks) == 3 and len(first.findall(f"{SVG}g[@class='sd']")) == 3
+    # a higher mark (smaller y) means a higher mean perplexity
+    tops = {mark.get("data-kind"): float(mark.get("d").split(",")[1].split()[0]) for mark in marks}
     means = {e["kind"]: e["ppl_mean"] for e in s["kinds"]}
     assert sorted(tops, key=tops.get) == sorted(means, key=means.get, reverse=True)
-    assert len(bars.findall(f".//{SVG}circle[@class='run-dot']")) == 9
+    assert len(first.findall(f"{SVG}circle[@class='run-dot']")) == 9
 
 
 def test_attention_rows_sum_to_one_and_both_paths_agree(models_dir):
@@ -207,3 +207,90 @@ def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
     path.write_text(json.dumps(bench))
     with pytest.raises(InputError, match="bench.json"):
         results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)
+
+
+# ------------------------------------------------------------------ protocol, worked SD, formatting
+def test_small_differences_are_written_in_scientific_notation():
+    from export.tables._results_protocol import sci
+    assert sci(1.526e-05) == "1.5 × 10⁻⁵"
+    assert sci(9.96e-06) == "1.0 × 10⁻⁵"
+    assert sci(3.0e-7) == "3.0 × 10⁻⁷" and sci(0.0) == "0"
+
+
+def test_device_says_thread_or_threads_from_the_number():
+    from export.tables._results_measured import device_phrase
+    assert device_phrase("cpu (x86_64, 1 threads)") == "CPU (x86_64), 1 thread"
+    assert device_phrase("cpu (x86_64, 2 threads)") == "CPU (x86_64), 2 threads"
+    s = summary(fake_results(), AUDIT)
+    assert s["device"] == "CPU (x86_64), 2 threads" and s["threads"] == [2]
+
+
+def test_worked_sd_is_the_sample_sd_and_the_reduction():
+    from export.tables._results_protocol import worked_sd
+    r = fake_results()
+    w = worked_sd(r)
+    four = [x["test_perplexity"] for x in sorted(r["runs"], key=lambda x: x["seed"]) if x["kind"] == "attn4"]
+    one = [x["test_perplexity"] for x in r["runs"] if x["kind"] == "attn1"]
+    assert w["values"] == four and w["mean"] == pytest.approx(statistics.mean(four))
+    assert w["sd"] == pytest.approx(statistics.stdev(four)) and w["n_minus_1"] == 2
+    assert w["sum_squares"] / 2 == pytest.approx(w["variance"])
+    expected = (statistics.mean(one) - statistics.mean(four)) / statistics.mean(one) * 100
+    assert w["reduction_percent"] == pytest.approx(expected)
+    assert summary(r, AUDIT)["attn4_vs_attn1_ppl_reduction_percent"] == pytest.approx(expected)
+    assert worked_sd({"runs": []})["available"] is False
+
+
+def test_uniform_quarter_targets_give_perplexity_four():
+    u = results.uniform_toy()
+    assert u["probability"] == 0.25 and u["cross_entropy"] == pytest.approx(math.log(4))
+    assert u["perplexity"] == pytest.approx(4.0, abs=1e-12)
+
+
+def test_protocol_matches_what_the_runs_recorded():
+    from models.corpus import PROFILES
+    path = ROOT / "models" / "results.json"
+    recorded = json.loads(path.read_text(encoding="utf-8"))
+    audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text(encoding="utf-8"))
+    t = results.compute()["results_protocol"]
+    course = PROFILES["course"]
+    assert t["batch_size"] == course.batch_size == recorded["runs"][0]["batch_size"]
+    assert t["steps"] == course.steps and t["validation_windows"] == recorded["validation_windows"] == course.val_windows
+    assert t["vocab_size"] == audit["vocab_size"] and t["train_stories"] == audit["splits"]["train"]["documents"]
+    for r in recorded["runs"]:
+        assert t["optimizer"][r["kind"]] == {"lr": r["lr"], "weight_decay": r["weight_decay"]}
+    assert t["attn_settings_shared"]
+    assert t["smoke"]["steps"] == PROFILES["smoke"].steps
+
+
+def test_forward_paths_agree_on_the_committed_checkpoints():
+    """forward (final query only) and forward_details give the same logits on
+    the trained checkpoints, to a relative tolerance (an absolute 1e-5 fails
+    on trained weights: their logits reach tens)."""
+    from models.corpus import prepare
+    X, _ = prepare("course").windows("validation")
+    X = X[torch.randperm(len(X), generator=torch.Generator().manual_seed(0))[:256]].long()
+    for kind in ("attn1", "attn4"):
+        model, _ = load_checkpoint(kind)
+        with torch.no_grad():
+            fast, details = model(X), model.forward_details(X)["logits"]
+        scale = float(details.abs().max())
+        assert scale > 5
+        assert float((fast - details).abs().max()) / scale < 2e-6, kind
+    t = results.compute()["results_attention"]
+    assert t["logits_max_rel_diff"] < 2e-6 and "× 10⁻" in t["diff_text"]["logits"]
+
+
+def test_perplexity_chart_axis_does_not_start_at_zero_and_whiskers_show():
+    path = ROOT / "models" / "results.json"
+    r = json.loads(path.read_text(encoding="utf-8"))
+    s = summary(r, AUDIT)
+    svg = ET.fromstring(charts(r, s)["ppl_svg"])
+    panels = svg.findall(f"{SVG}g[@class='panel']")
+    assert len(panels) == 2
+    for panel in panels:
+        ticks = [float(t.text) for t in panel.findall(f"{SVG}g[@class='ticks']/{SVG}text")
+                 if t.get("text-anchor") == "end"]
+        assert min(ticks) > 0
+    zoom = panels[1]
+    lengths = {g.get("data-kind"): float(g.get("data-length")) for g in zoom.findall(f"{SVG}g[@class='sd']")}
+    assert set(lengths) == {"attn1", "attn4"} and all(v >= 4 for v in lengths.values())

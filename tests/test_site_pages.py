@@ -10,8 +10,8 @@ import math
 from pathlib import Path
 
 import pytest
+from models.settings import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 
 
@@ -36,6 +36,11 @@ def fmt(value, digits: int) -> str:
     return str(value)
 
 
+def squash(text: str) -> str:
+    """Math typesetting drops the spaces inside a list: compare without spaces."""
+    return "".join(text.split())
+
+
 def lookup(site_dir: Path, source: str):
     name, *path = source.split(".")
     value = json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
@@ -51,12 +56,18 @@ def open_deck(page, site_url, slug, query=""):
 
 
 SOURCED = """() => [...document.querySelectorAll('[data-source]')].map(el => ({
-  source: el.dataset.source, digits: Number(el.dataset.digits || 4), kind: el.tagName === 'TABLE' ? 'table'
+  source: el.dataset.source, digits: Number(el.dataset.digits || 4), kind: el.dataset.kind ? el.dataset.kind
+    : el.tagName === 'TABLE' ? 'table'
     : el.classList.contains('bars') ? 'bars' : el.classList.contains('unavailable') ? 'unavailable' : 'other',
+  text: el.textContent.trim(), len: el.dataset.digits === 'len',
   rows: [...el.querySelectorAll('tbody tr')].map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent)),
   bars: [...el.querySelectorAll('.bar-value')].map(s => s.textContent),
   labels: [...el.querySelectorAll('.bar-label')].map(s => s.textContent),
 }))"""
+
+
+COMPARED = """() => [...document.querySelectorAll('.cmp')].map(el => ({
+  a: el.dataset.a, b: el.dataset.b, words: el.dataset.words, text: el.textContent }))"""
 
 
 def test_index_links_every_deck_the_code_and_the_lab(page, site_url, site_dir):
@@ -80,7 +91,8 @@ def test_deck_loads_clean_and_the_keyboard_reaches_the_last_slide(page, site_url
     total = page.evaluate("Reveal.getTotalSlides()")
     assert total > 1
     page.locator("body").click(position={"x": 5, "y": 300})
-    for _ in range(total - 1):
+    fragments = page.evaluate("document.querySelectorAll('.slides .fragment').length")  # each is one press
+    for _ in range(total - 1 + fragments):
         page.keyboard.press("ArrowRight")
     assert page.evaluate("Reveal.isLastSlide()")
     page.wait_for_function(f"location.hash === '#/{total - 1}'")  # reveal writes the URL after a short delay
@@ -94,9 +106,9 @@ def test_deck_loads_clean_and_the_keyboard_reaches_the_last_slide(page, site_url
 
 
 @pytest.mark.parametrize("slug", DECKS)
-def test_every_sourced_table_shows_the_json_values(page, site_url, site_dir, slug):
+def test_every_sourced_value_shows_the_json_values(page, site_url, site_dir, slug):
     open_deck(page, site_url, slug)
-    checked = 0
+    checked = numbers = 0
     for el in page.evaluate(SOURCED):
         value = lookup(site_dir, el["source"])
         if el["kind"] == "unavailable":
@@ -110,7 +122,24 @@ def test_every_sourced_table_shows_the_json_values(page, site_url, site_dir, slu
             assert el["bars"] == [fmt(v, el["digits"]) for v in values], el["source"]
             if isinstance(value, dict) and "labels" in value:
                 assert el["labels"] == [str(x) for x in value["labels"]]
+        elif el["kind"] in ("num", "list"):   # a number printed in prose or math (m.num, {{ data... }}, m.ids)
+            assert squash(el["text"]) == squash(fmt(value, el["digits"])), el["source"]
+            numbers += 1
+        elif el["kind"] == "abs":             # m.num(..., magnitude=True)
+            assert squash(el["text"]) == squash(fmt(abs(value), el["digits"])), el["source"]
+            numbers += 1
+        elif el["kind"] == "len":
+            assert el["text"] == str(len(value)), el["source"]
+            numbers += 1
+        else:
+            raise AssertionError(f"unknown data-source element {el['kind']}: {el['source']}")
         checked += 1
+    assert numbers >= 5, f"{slug}: only {numbers} numbers in the prose name their JSON source"
+    # every direction word (m.compare) matches the values it compares
+    for c in page.evaluate(COMPARED):
+        a, b = lookup(site_dir, c["a"]), lookup(site_dir, c["b"])
+        less, more, same = c["words"].split("|")
+        assert c["text"] == (less if a < b else more if a > b else same), (c["a"], c["b"])
     if slug == "maps":
         assert checked >= 40
     page.watch.assert_clean()
@@ -118,7 +147,7 @@ def test_every_sourced_table_shows_the_json_values(page, site_url, site_dir, slu
 
 def test_maps_deck_has_no_table_without_a_json_source(page, site_url):
     open_deck(page, site_url, "maps")
-    unsourced = page.evaluate("[...document.querySelectorAll('.slides table')].filter(t => !t.dataset.source).length")
+    unsourced = page.evaluate("[...document.querySelectorAll('.slides table:not(.map-code)')].filter(t => !t.dataset.source).length")
     assert unsourced == 0
 
 

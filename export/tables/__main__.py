@@ -9,9 +9,10 @@ import os
 import sys
 from pathlib import Path
 
-from . import TablesError, compute_all
+from models.settings import TABLES_DIR
+from models.swap import build_lock
 
-ROOT = Path(__file__).resolve().parents[2]
+from . import TablesError, compute_all
 
 
 def write_tables(tables: dict[str, str], out: Path, remove_stale: bool = True) -> None:
@@ -28,7 +29,7 @@ def write_tables(tables: dict[str, str], out: Path, remove_stale: bool = True) -
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m export.tables", description=__doc__)
-    p.add_argument("--out", type=Path, default=ROOT / "build" / "tables")
+    p.add_argument("--out", type=Path, default=TABLES_DIR)
     p.add_argument("--only", nargs="+", metavar="MODULE",
                    help="development: run only these modules (other tables are left as they are)")
     args = p.parse_args(argv)
@@ -38,7 +39,12 @@ def main(argv=None) -> int:
         print(f"tables failed: {exc}", file=sys.stderr)
         print(f"nothing written; {args.out} is unchanged", file=sys.stderr)
         return 1
-    write_tables(tables, args.out, remove_stale=args.only is None)
+    try:
+        with build_lock(args.out.parent):
+            write_tables(tables, args.out, remove_stale=args.only is None)
+    except OSError as exc:   # a read-only or full disk: name the path, no traceback
+        print(f"tables failed: cannot write {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"{len(tables)} tables written to {args.out}: {', '.join(sorted(tables))}")
     return 0
 

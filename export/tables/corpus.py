@@ -4,27 +4,26 @@ ordinary tokens gives n + 1 windows (its EOS is a target too)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-AUDIT = ROOT / "models" / "corpus_audit.json"
-SPLITS = ("train", "validation", "test")
+from models.corpus import SPLITS
+from models.files import shown
+from models.settings import AUDIT_FILE
+
+from ._results_inputs import InputError, Inputs, unavailable
 
 
-def compute(path: Path = AUDIT) -> dict:
-    if not path.is_file():
-        return {"corpus_audit": {"available": False,
-                                 "reason": f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} "
-                                           "does not exist yet (written by `make train`)."}}
-    audit = json.loads(path.read_text(encoding="utf-8"))
+def compute(path: Path = AUDIT_FILE) -> dict:
+    audit = Inputs().json(path)
+    if audit is None:
+        return {"corpus_audit": unavailable(f"{shown(path)} does not exist yet (written by `make train`).")}
     splits = audit["splits"]
     rows = []
     for split in SPLITS:
         s = splits[split]
         windows = s["tokens"] + s["documents"]
         if windows != s["windows"]:
-            raise ValueError(f"{path}: {split} windows {s['windows']} != tokens + stories {windows}")
+            raise InputError(f"{path}: {split} windows {s['windows']} != tokens + stories {windows}")
         rows.append([split, s["documents"], s["tokens"], s["windows"], s["unk_tokens"]])
     total = [sum(r[i] for r in rows) for i in range(1, 5)]
     profile = audit["profile"]
@@ -41,6 +40,7 @@ def compute(path: Path = AUDIT) -> dict:
         "vocab_size": audit["vocab_size"],
         "context": audit["context"],
         "overlap_documents": audit["overlap_documents"],
+        "overlap_total": sum(audit["overlap_documents"].values()),
         "no_overlap": not any(audit["overlap_documents"].values()),
         "selection_rule": audit["selection_rule"],
         "split_rule": audit["split_rule"],

@@ -127,6 +127,7 @@ def story_and_windows(vocab: Vocab) -> tuple[dict, dict, torch.Tensor, torch.Ten
         "positions": {"header": ["Position", "ID", "Token"],
                       "rows": [[p, i, vocab.itos[i]] for p, i in enumerate(ids)]},
         "target_position": target_position,
+        "target_row": target_position - 1,   # the window row whose target sits at target_position
         "context_ids": ids[target_position - W:target_position],
         "target_id": ids[target_position],
         "target_token": vocab.itos[ids[target_position]],
@@ -175,7 +176,10 @@ def batches(vocab: Vocab, all_X: torch.Tensor, all_y: torch.Tensor) -> tuple[dic
         "B": B,
         "batch_sizes": batch_sizes,
         "steps_per_pass": len(batch_sizes),
-        "dims": {"B": B, "w": W, "C": len(vocab), "d": D, "h": H, "d_k": D_K, "d_v": D_V},
+        "dims": {"B": B, "w": W, "C": len(vocab), "d": D, "h": H, "d_k": D_K, "d_v": D_V,
+                 "wd": W * D, "Bh": B * H},
+        "lily_slots": [lst(X[b]).index(vocab.stoi["lily"]) if vocab.stoi["lily"] in lst(X[b]) else None
+                       for b in range(B)],
         "dims_table": {"header": ["Symbol", "Value", "Meaning"],
                        "rows": [["B", B, "examples per batch"], ["w", W, "context slots"],
                                 ["C", len(vocab), "vocabulary items, specials included"],
@@ -191,7 +195,7 @@ def mlp_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> tuple[dict, Fixe
     C = len(vocab)
     torch.manual_seed(SEED)
     mlp = FixedWindowMLP(C, W, D, H, vocab.pad_id)
-    table = mlp.token_embedding.weight
+    table = mlp.token_embedding.weight.detach().clone()   # before the SGD step below changes the parameter
     found = vocab.stoi["found"]
     E = mlp.token_embedding(X)
     flat = E.flatten(start_dim=1)

@@ -1,4 +1,4 @@
-"""Tables for the Part II deck, all computed from the toy model in part2_toy.
+"""Tables for the Part II deck, all computed from the toy model in _part2_toy.
 
 `compute()` returns {NAME: table}; `python -m export.tables` writes each one to
 build/tables/NAME.json. Tables that a slide shows as a grid carry ready-made
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from . import part2_toy as toy
+from . import _part2_toy as toy
 
 MASKED = "−∞"
 SENTENCE_LABELS = {"river": "river sentence", "cheque": "cheque sentence"}
@@ -468,6 +468,7 @@ def positions_table() -> dict:
     pe_i, pe_sum = toy.sinusoidal(i, SIN_D, SIN_BASE), toy.sinusoidal(i + dl, SIN_D, SIN_BASE)
     shifted = toy.shift_matrix(dl, SIN_D, SIN_BASE) @ pe_i
     rates = toy.rates(SIN_D, SIN_BASE)
+    river_slot = swapped.index("river") + 1   # 1-based, as the slide counts positions
     sinus = {"d": SIN_D, "base": SIN_BASE, "rates": L(rates), "i": i, "delta": dl,
              "pe_i": L(pe_i), "pe_sum": L(pe_sum), "shifted": L(shifted), "max_error": float(max(errors)),
              "n_checked": len(errors),
@@ -494,7 +495,8 @@ def positions_table() -> dict:
                 "score_spread": float(max(r[3] for r in add_rows) - min(r[3] for r in add_rows)),
                 "product_spread": float(max(r[4] for r in add_rows) - min(r[4] for r in add_rows)),
                 "table": grid(["i", "j", "j−i", "(q+pᵢ)·(k+pⱼ)", "pᵢ·pⱼ"], add_rows)}
-    return {"original": list(toy.RIVER), "swapped": swapped, "runs": runs, "swap_table": swap_table,
+    return {"original": list(toy.RIVER), "swapped": swapped, "river_slot_swapped": river_slot,
+            "runs": runs, "swap_table": swap_table,
             "sinusoidal": sinus, "rope": rope, "additive": additive}
 
 

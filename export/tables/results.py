@@ -7,10 +7,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .results_inputs import Inputs, missing
-from .results_machine import benchmark, sizes
-from .results_measured import charts, run_table, summary
-from .results_model import attention_rows
+from ._results_inputs import Inputs, missing
+from ._results_machine import benchmark, sizes
+from ._results_measured import charts, run_table, summary
+from ._results_model import attention_rows
+from ._results_protocol import protocol, worked_sd
 
 TOY_PROBABILITIES = (0.5, 0.25, 0.125)
 
@@ -28,7 +29,18 @@ def perplexity_toy(probabilities=TOY_PROBABILITIES) -> dict:
         "reciprocal_geometric_mean": 1 / geometric_mean,
         "rows": [[i + 1, p, l] for i, (p, l) in enumerate(zip(probabilities, losses))],
         "header": ["target", "p(target)", "loss −ln p"],
+        "uniform": uniform_toy(),
     }
+
+
+def uniform_toy(n: int = 4, targets: int = 4) -> dict:
+    """Every observed target gets probability 1/n: each loss is ln n, and the
+    perplexity is exactly n."""
+    p = 1 / n
+    losses = [-math.log(p)] * targets
+    ce = sum(losses) / targets
+    return {"n": n, "targets": targets, "probability": p, "loss": losses[0], "cross_entropy": ce,
+            "perplexity": math.exp(ce)}
 
 
 def compute(models_dir: Path | None = None, export_dir: Path | None = None,
@@ -54,4 +66,6 @@ def compute(models_dir: Path | None = None, export_dir: Path | None = None,
         "results_attention": attention_rows(inputs),
         "results_sizes": sizes(inputs, results),
         "results_bench": benchmark(inputs),
+        "results_protocol": protocol(results, audit),
+        "results_worked": worked_sd(results),
     }

@@ -13,6 +13,7 @@ Reveal.initialize({
   margin: 0.03,
   transition: "none",
   pdfMaxPagesPerSlide: 1,
+  pdfSeparateFragments: false,   // print one page per slide, with every step shown
   plugins: [RevealNotes],
   // Space or Enter on a focused control (a self-check <summary>, a widget
   // button, a link) acts on that control and does not also change the slide.

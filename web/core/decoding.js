@@ -2,7 +2,12 @@
 //   history = [BOS] + prompt IDs (no EOS); context = last 64 IDs, left-padded
 //   with PAD; PAD, BOS and UNK are never chosen; EOS stops without adding text;
 //   greedy = highest logit (lowest ID on ties); sampled = softmax(logits / T)
-//   over the allowed IDs in float64, one mulberry32 draw per step.
+//   over the allowed IDs in float64, one mulberry32 draw per step; top-k then
+//   top-p (sampled only): rank the allowed IDs by logit (lower ID first on
+//   ties), keep the first top_k (0: all), then the shortest prefix whose share
+//   of the kept weight reaches top_p (1: all); the rest get weight 0.
+//   The lab's worker runs this file's Decoder; generate() below is the same
+//   loop for one prompt (what tests/test_decoding_parity.py runs in Node).
 
 import { PAD_ID, BOS_ID, EOS_ID, UNK_ID } from './tokenizer.js';
 
@@ -39,16 +44,56 @@ export function greedyChoice(logits) {
   return best;
 }
 
-export function samplingWeights(logits, temperature) {
-  if (!(temperature > 0)) throw new Error(`temperature must be > 0, got ${temperature}`);
-  const scaled = Array.from(logits, (v) => Number(v) / temperature);
-  let top = -Infinity;
-  scaled.forEach((v, i) => { if (!BANNED.has(i) && v > top) top = v; });
-  return scaled.map((v, i) => (BANNED.has(i) ? 0 : Math.exp(v - top)));
+export function checkFilters(topK = 0, topP = 1) {
+  if (!(Number.isInteger(topK) && topK >= 0)) throw new Error(`top_k must be an integer >= 0 (0 keeps every token), got ${topK}`);
+  if (!(typeof topP === 'number' && topP > 0 && topP <= 1)) throw new Error(`top_p must be in (0, 1] (1 keeps every token), got ${topP}`);
 }
 
-export function sampledChoice(logits, temperature, rng) {
-  const weights = samplingWeights(logits, temperature);
+// The allowed IDs, highest logit first, lower ID first on ties.
+export function ranking(logits) {
+  const ids = [];
+  for (let i = 0; i < logits.length; i++) if (!BANNED.has(i)) ids.push(i);
+  return ids.sort((a, b) => (logits[b] - logits[a]) || (a - b));
+}
+
+// The IDs that survive top-k then top-p, in ranking order.
+export function keptIds(logits, weights, topK = 0, topP = 1) {
+  let order = ranking(logits);
+  if (topK) order = order.slice(0, topK);
+  if (topP >= 1) return order;
+  let total = 0;
+  for (const i of order) total += weights[i];
+  let running = 0;
+  const kept = [];
+  for (const i of order) {
+    kept.push(i);
+    running += weights[i];
+    if (running / total >= topP) break;
+  }
+  return kept;
+}
+
+export function samplingWeights(logits, temperature, topK = 0, topP = 1) {
+  if (!(temperature > 0)) throw new Error(`temperature must be > 0, got ${temperature}`);
+  checkFilters(topK, topP);
+  const n = logits.length;
+  const weights = new Float64Array(n);
+  let top = -Infinity;
+  for (let i = 0; i < n; i++) {
+    weights[i] = Number(logits[i]) / temperature;
+    if (!BANNED.has(i) && weights[i] > top) top = weights[i];
+  }
+  for (let i = 0; i < n; i++) weights[i] = BANNED.has(i) ? 0 : Math.exp(weights[i] - top);
+  if (topK || topP < 1) {
+    const keep = new Uint8Array(n);
+    for (const i of keptIds(logits, weights, topK, topP)) keep[i] = 1;
+    for (let i = 0; i < n; i++) if (!keep[i]) weights[i] = 0;
+  }
+  return weights;
+}
+
+export function sampledChoice(logits, temperature, rng, topK = 0, topP = 1) {
+  const weights = samplingWeights(logits, temperature, topK, topP);
   let total = 0;
   for (const w of weights) total += w;
   const target = rng() * total;
@@ -64,28 +109,53 @@ export function sampledChoice(logits, temperature, rng) {
 }
 
 // One decoding step's choice; rng is only used in sampled mode.
-export function choose(logits, mode, temperature, rng) {
+export function choose(logits, mode, temperature, rng, topK = 0, topP = 1) {
   if (mode === 'greedy') return greedyChoice(logits);
-  if (mode === 'sampled') return sampledChoice(logits, temperature, rng);
+  if (mode === 'sampled') return sampledChoice(logits, temperature, rng, topK, topP);
   throw new Error(`mode must be 'greedy' or 'sampled', got ${mode}`);
 }
 
-// The whole loop with an async logitsFn(context) -> logits. Mirrors
-// export.decoding.generate; the lab runs the same steps one at a time.
-export async function generate(logitsFn, promptIds, { mode = 'greedy', temperature = 1, seed = 0, limit = 24 } = {}) {
-  const rng = mulberry32(seed);
-  const history = startHistory(promptIds);
-  const ids = [];
-  let stop = 'limit', calls = 0;
-  while (ids.length < limit) {
-    const logits = await logitsFn(contextWindow(history));
-    calls += 1;
-    const next = choose(logits, mode, temperature, rng);
-    if (next === EOS_ID) { stop = 'eos'; break; }
-    history.push(next);
-    ids.push(next);
+// One prompt's decoding loop, one step at a time: context() gives the 64 IDs
+// the model reads next (written into one reused array), step(logits) makes the
+// choice. stop is null while running, then 'eos' or 'limit' (or what finish()
+// was told). Mirrors export.decoding.generate.
+export class Decoder {
+  constructor(promptIds, { mode = 'greedy', temperature = 1, seed = 0, limit = 24, top_k: topK = 0, top_p: topP = 1 } = {}) {
+    if (mode !== 'greedy' && mode !== 'sampled') throw new Error(`mode must be 'greedy' or 'sampled', got ${mode}`);
+    checkFilters(topK, topP);
+    Object.assign(this, { mode, temperature, limit, topK, topP });
+    this.rng = mulberry32(seed);
+    this.history = startHistory(promptIds);
+    this.ids = [];
+    this.calls = 0;
+    this.stop = limit > 0 ? null : 'limit';
+    this.window = new Array(CONTEXT);
   }
-  return { ids, stop, calls };
+
+  context() {
+    const h = this.history, w = this.window, start = h.length - CONTEXT;
+    for (let j = 0; j < CONTEXT; j++) w[j] = start + j >= 0 ? h[start + j] : PAD_ID;
+    return w;
+  }
+
+  step(logits) {
+    this.calls += 1;
+    const next = choose(logits, this.mode, this.temperature, this.rng, this.topK, this.topP);
+    if (next === EOS_ID) { this.stop = 'eos'; return next; }
+    this.history.push(next);
+    this.ids.push(next);
+    if (this.ids.length >= this.limit) this.stop = 'limit';
+    return next;
+  }
+
+  finish(reason) { if (!this.stop) this.stop = reason; }
+}
+
+// The whole loop with an async logitsFn(context) -> logits.
+export async function generate(logitsFn, promptIds, options = {}) {
+  const d = new Decoder(promptIds, options);
+  while (!d.stop) d.step(await logitsFn([...d.context()]));
+  return { ids: d.ids, stop: d.stop, calls: d.calls };
 }
 
 // softmax over all IDs (the model's own distribution), for the inspect panel.

@@ -1,51 +1,17 @@
-// DOM helpers for the lab. Every piece of user or model text goes in through
-// textContent (el()), never innerHTML, so a prompt can never become markup.
+// The lab's page pieces that are not the inspect or score panels: the token
+// preview, the model cards and their continuations, the tables.
 
-import { PAD_ID, UNK_ID, detokenizePieces } from '../core/tokenizer.js';
+import { UNK_ID, detokenizePieces } from '../core/tokenizer.js';
+import { el, fmt, visibleToken } from '../core/dom.js';
+import { slideLink } from './slides.js';
 
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === 'class') node.className = value;
-    else if (key === 'text') node.textContent = value;
-    else if (key === 'style') Object.assign(node.style, value);
-    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-// A token as visible text: control and format characters (NUL, RTL marks, ...)
-// are spelled out as U+XXXX so that they can be seen and cannot reorder the line.
-const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]$/u;
-export function visibleToken(tok) {
-  if (INVISIBLE.test(tok)) return `U+${tok.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-  return tok;
-}
-
-export const fmt = {
-  int: (n) => (n === null || n === undefined ? '–' : Math.round(n).toLocaleString('en-US')),
-  ms: (n) => (n === null || n === undefined ? '–' : n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`),
-  s: (n) => (n === null || n === undefined ? '–' : `${n.toFixed(2)} s`),
-  mb: (bytes) => `${(bytes / 1e6).toFixed(2)} MB`,
-  pct: (p) => (p >= 0.0995 ? `${(100 * p).toFixed(1)}%` : `${(100 * p).toFixed(2)}%`),
-  meanSd: (stat, digits, unit = '') => {
-    if (!stat || stat.mean === null || stat.mean === undefined) return 'not measured yet';
-    return stat.sd === null || stat.sd === undefined ? `${stat.mean.toFixed(digits)}${unit} (one seed)`
-      : `${stat.mean.toFixed(digits)} ± ${stat.sd.toFixed(digits)}${unit}`;
-  },
-};
+export { el, fmt, visibleToken };
 
 // Chips for the token preview: BOS first, UNK highlighted, only the IDs the
 // models read (the last 64); a note counts what was cropped.
 export function renderPreview(container, summary, analysis, context) {
   const { tokens, ids, history } = analysis;
-  const items = [{ label: '<BOS>', cls: 'tok special', title: 'added before every prompt' }];
+  const items = [{ label: '<BOS>', cls: 'tok special', title: 'added before every text' }];
   tokens.forEach((tok, i) => {
     const unk = ids[i] === UNK_ID;
     items.push({ label: visibleToken(tok), cls: unk ? 'tok unk' : 'tok', unk,
@@ -65,6 +31,13 @@ export function renderPreview(container, summary, analysis, context) {
   container.replaceChildren(...(cropped ? [el('span', { class: 'tok cropped', text: `… ${cropped.toLocaleString('en-US')} cropped` })] : []), ...chips);
 }
 
+export const STOP_LABELS = {
+  eos: 'EOS: the model ended the story',
+  limit: 'token limit reached',
+  stopped: 'stopped by you',
+  error: 'error',
+};
+
 export function modelCard(kind, entry) {
   const heads = entry.heads ? `${entry.heads} head${entry.heads === 1 ? '' : 's'}` : 'no attention';
   const stats = el('dl', { class: 'stats' });
@@ -75,125 +48,92 @@ export function modelCard(kind, entry) {
     values[key] = el('dd', { 'data-stat': key, text: '–' });
     stats.append(el('div', {}, el('dt', { text: label }), values[key]));
   }
-  const card = el('article', { class: 'model-card', 'data-kind': kind },
-    el('h2', { text: entry.label }),
+  const text = el('p', { class: 'continuation', dir: 'auto' }, el('span', { class: 'note', text: 'Press Generate: this model\'s continuation appears here.' }));
+  const chips = el('div', { class: 'output', role: 'group', 'aria-label': `${entry.label}: generated tokens, select one to inspect` });
+  const explain = el('p', { class: 'note stop-explain', hidden: true });
+  const scoreThis = el('button', { type: 'button', class: 'link-button score-this', hidden: true,
+    text: 'Score this continuation with all three models' });
+  const card = el('article', { class: 'model-card', 'data-kind': kind, id: `card-${kind}`, 'aria-labelledby': `card-${kind}-title` },
+    el('h3', { id: `card-${kind}-title`, text: entry.label }),
     el('p', { class: 'note', text: `${fmt.int(entry.parameters)} parameters · ${heads}` }),
     el('p', { class: 'error model-error', role: 'alert', hidden: true }),
-    el('div', { class: 'output', 'aria-live': 'polite' }),
-    stats);
-  return { card, values, output: card.querySelector('.output'), error: card.querySelector('.model-error') };
+    el('p', { class: 'output-label note', text: 'Continuation (prompt in grey):' }),
+    text,
+    el('p', { class: 'output-label note', text: 'Tokens: select one to inspect that step' }),
+    chips, explain, scoreThis, stats);
+  return { card, values, text, output: chips, explain, scoreThis, error: card.querySelector('.model-error') };
 }
 
-// The continuation as buttons, spaced by the detokenizer rules applied to the
-// whole history (so quotes pair up with the prompt's).
+// The continuation twice: as readable text (punctuation attached, as
+// models/tokenizer.py's detokenize does, continuing the prompt's quotes), and as
+// token chips that open the inspect panel. Only new chips are appended while
+// a generation streams; a redraw keeps the focused chip focused.
 export function renderOutput(view, promptTokens, newTokens, steps, stop, onSelect, selected) {
   const pieces = detokenizePieces([...promptTokens, ...newTokens]);
   const echo = detokenizePieces(promptTokens).join('');
-  const tail = echo.length > 90 ? `…${echo.slice(-90)}` : echo;
-  const nodes = [el('span', { class: 'prompt-echo', text: tail })];
-  newTokens.forEach((tok, i) => {
-    const piece = pieces[promptTokens.length + i];
-    if (piece.startsWith(' ')) nodes.push(' ');
-    nodes.push(el('button', { type: 'button', class: `tok gen${selected === i ? ' selected' : ''}`,
-      'data-step': i, 'aria-pressed': selected === i ? 'true' : 'false',
-      title: `step ${i + 1}: inspect`, onclick: () => onSelect(i) }, visibleToken(piece.trimStart() || piece)));
-  });
+  const tail = echo.length > 120 ? `…${echo.slice(-120)}` : echo;
+  view.text.replaceChildren(el('span', { class: 'prompt-echo', text: tail }),
+    el('span', { class: 'generated', text: pieces.slice(promptTokens.length).join('') }));
+  const chipCount = newTokens.length + (stop === 'eos' ? 1 : 0);
+  const existing = view.output.querySelectorAll('.tok');
+  if (existing.length > chipCount || view.output.dataset.stop !== String(stop)) {
+    // a new run, or the end marker changes: redraw (keeping focus on the same step)
+    const focused = view.output.contains(document.activeElement) ? document.activeElement.dataset.step : null;
+    view.output.replaceChildren();
+    appendChips(view, newTokens, 0, stop, steps, onSelect);
+    if (focused !== null) view.output.querySelector(`.tok[data-step="${focused}"]`)?.focus();
+  } else {
+    appendChips(view, newTokens, existing.length, null, steps, onSelect);
+    if (stop && stop !== view.output.dataset.stop) appendChips(view, newTokens, newTokens.length, stop, steps, onSelect);
+  }
+  view.output.dataset.stop = String(stop);
+  markSelected(view, selected);
+}
+
+function appendChips(view, tokens, from, stop, steps, onSelect) {
+  const nodes = [];
+  for (let i = from; i < tokens.length; i++) {
+    nodes.push(el('button', { type: 'button', class: 'tok gen', 'data-step': i, 'aria-pressed': 'false',
+      title: `step ${i + 1}: inspect`, onclick: () => onSelect(i) }, visibleToken(tokens[i])));
+  }
   if (stop === 'eos') {
     const i = steps.length - 1;
-    nodes.push(' ', el('button', { type: 'button', class: `tok eos${selected === i ? ' selected' : ''}`,
-      'data-step': i, 'aria-pressed': selected === i ? 'true' : 'false',
-      title: `step ${i + 1}: the model chose <EOS>`, onclick: () => onSelect(i) }, '<EOS>'));
+    nodes.push(el('button', { type: 'button', class: 'tok eos', 'data-step': i, 'aria-pressed': 'false',
+      title: `step ${i + 1}: the model chose <EOS>`, 'aria-label': `<EOS> (end of story), step ${i + 1}`, onclick: () => onSelect(i) }, '<EOS>'));
   } else if (stop === 'stopped') {
-    nodes.push(' ', el('span', { class: 'stopped-tag', text: '■ stopped' }));
+    nodes.push(el('span', { class: 'stopped-tag', text: '■ stopped' }));
   }
-  view.output.replaceChildren(...nodes);
+  view.output.append(...nodes);
+}
+
+export function markSelected(view, selected) {
+  for (const b of view.output.querySelectorAll('.tok')) {
+    const on = selected !== null && Number(b.dataset.step) === selected;
+    b.classList.toggle('selected', on);
+    b.setAttribute('aria-pressed', on ? 'true' : 'false');
+  }
 }
 
 export function renderStats(view, stats) {
-  const stopNames = { eos: 'EOS (the model ended the story)', limit: 'token limit', stopped: 'stopped by you', error: 'error' };
   view.values.new.textContent = stats ? String(stats.new_tokens) : '–';
-  view.values.stop.textContent = stats ? stopNames[stats.stop] || stats.stop : '…';
+  view.values.stop.textContent = stats ? STOP_LABELS[stats.stop] || stats.stop : '…';
+  view.values.stop.dataset.reason = stats ? stats.stop : '';
   view.values.total.textContent = stats ? fmt.s(stats.total_ms / 1000) : '–';
   view.values.median.textContent = stats && stats.median_ms !== null ? fmt.ms(stats.median_ms) : '–';
   view.values.backend.textContent = stats ? backendName(stats.backend) : '–';
   view.error.hidden = !(stats && stats.error);
-  view.error.textContent = stats && stats.error ? stats.error : '';
+  view.error.textContent = stats && stats.error ? `This model stopped with an error: ${stats.error}` : '';
+  const immediate = stats && stats.stop === 'eos' && stats.new_tokens === 0;
+  view.explain.hidden = !immediate;
+  view.explain.replaceChildren(...(immediate ? [
+    'This model chose <EOS> (end of story) as its very first token: after this text, ending the story was its most likely next token',
+    ' (or the draw landed on it). Select <EOS> to see the probabilities, or try a different text. ',
+    slideLink('eos', 'Slide: extend the history, or stop')] : []));
+  view.scoreThis.hidden = !(stats && stats.new_tokens > 0);
 }
 
 export function backendName(b) {
   return { webgpu: 'WebGPU', wasm: 'WASM (CPU)', auto: 'automatic' }[b] || String(b);
-}
-
-function tokenLabel(vocab, id) {
-  return visibleToken(vocab.token(id));
-}
-
-// Top-10 tables side by side, then, for the attention models, one heatmap row
-// per head over the real (non-PAD) context tokens.
-export function renderInspect(container, stepIndex, models, metadata, vocab, mode) {
-  const tops = [];
-  const maps = [];
-  for (const kind of metadata.order) {
-    const entry = metadata.models[kind];
-    const run = models[kind];
-    const step = run?.steps[stepIndex];
-    const section = el('section', { class: 'inspect-model', 'data-kind': kind },
-      el('h3', { text: `${entry.label} · step ${stepIndex + 1}` }));
-    tops.push(section);
-    if (!step) {
-      section.append(el('p', { class: 'note', text: run ? `This model stopped after ${run.steps.length} step${run.steps.length === 1 ? '' : 's'}.` : 'No run.' }));
-      continue;
-    }
-    section.append(el('p', { class: 'note' }, 'Chose ', el('strong', { class: 'tok-inline', text: tokenLabel(vocab, step.id) }),
-      ` (probability ${fmt.pct(step.chosen_p)}${step.chosen_q !== undefined ? `; ${fmt.pct(step.chosen_q)} after temperature, over the allowed tokens` : ''}).`));
-    const head = el('tr', {}, el('th', { scope: 'col', text: '#' }), el('th', { scope: 'col', text: 'Next token' }),
-      el('th', { scope: 'col', text: 'Probability' }),
-      mode === 'sampled' ? el('th', { scope: 'col', text: 'Sampled with' }) : null);
-    const rows = step.top.map((t, r) => el('tr', { class: t.id === step.id ? 'chosen' : '' },
-      el('td', { text: String(r + 1) }),
-      el('td', {}, el('span', { class: `tok-inline${t.id === UNK_ID ? ' unk' : ''}`, text: tokenLabel(vocab, t.id) }),
-        metadata.banned_ids.includes(t.id) ? el('small', { class: 'note', text: ' never chosen' }) : null),
-      el('td', { class: 'bar-cell' }, el('span', { class: 'bar', style: { width: `${Math.max(1, 100 * t.p)}%` } }),
-        el('span', { class: 'bar-label', text: fmt.pct(t.p) })),
-      mode === 'sampled' ? el('td', { text: fmt.pct(t.q) }) : null));
-    section.append(el('table', { class: 'top10', 'aria-label': `${entry.label}: top-10 next tokens` },
-      el('thead', {}, head), el('tbody', {}, rows)));
-    if (step.attention) {
-      maps.push(el('section', { class: 'inspect-attention', 'data-kind': kind },
-        el('h3', { text: `${entry.label} · attention at step ${stepIndex + 1}` }), heatmap(step, entry, vocab)));
-    }
-  }
-  container.replaceChildren(el('div', { class: 'inspect-top' }, tops), ...maps);
-}
-
-function heatmap(step, entry, vocab) {
-  const [heads, slots] = step.attention.dims;
-  const real = [];
-  for (let j = 0; j < slots; j++) if (step.context[j] !== PAD_ID) real.push(j);
-  const pads = slots - real.length;
-  let max = 0;
-  for (let h = 0; h < heads; h++) for (const j of real) max = Math.max(max, step.attention.data[h * slots + j]);
-  const header = el('tr', {}, el('th', { scope: 'col', text: 'head' }),
-    real.map((j) => el('th', { scope: 'col', class: 'ctx-label', title: `slot ${j + 1}` },
-      el('span', { text: tokenLabel(vocab, step.context[j]) }))));
-  const rows = [];
-  for (let h = 0; h < heads; h++) {
-    rows.push(el('tr', {}, el('th', { scope: 'row', text: String(h + 1) }), real.map((j) => {
-      const w = step.attention.data[h * slots + j];
-      const strength = max > 0 ? w / max : 0;
-      return el('td', {
-        class: `cell${strength > 0.55 ? ' dark' : ''}`,
-        style: { backgroundColor: `rgba(190, 60, 20, ${strength.toFixed(3)})` },
-        title: `head ${h + 1}, "${vocab.token(step.context[j])}" (slot ${j + 1}): ${w.toFixed(4)}`,
-        'data-weight': w.toFixed(6),
-      }, w >= 0.005 ? w.toFixed(2).replace(/^0/, '') : '');
-    })));
-  }
-  return el('figure', { class: 'heatmap' },
-    el('figcaption', { class: 'note', text: `Attention of the final query, per head, over the ${real.length} real context token${real.length === 1 ? '' : 's'}` +
-      `${pads ? ` (${pads} PAD slot${pads === 1 ? '' : 's'} hidden: weight exactly 0)` : ''}. Each row sums to 1; darker = more weight.` }),
-    el('div', { class: 'table-wrap' }, el('table', { class: 'attention', 'data-heads': heads },
-      el('thead', {}, header), el('tbody', {}, rows))));
 }
 
 export function renderResults(table, metadata) {
@@ -203,14 +143,13 @@ export function renderResults(table, metadata) {
   const rows = metadata.order.map((kind) => {
     const m = metadata.models[kind];
     const agg = m.aggregate || {};
-    const train = fmt.meanSd(agg.train_seconds, 1, ' s');
     return el('tr', { 'data-kind': kind },
       el('th', { scope: 'row', text: m.label }),
       el('td', { text: fmt.int(m.parameters) }),
       el('td', { text: fmt.mb(m.bytes) }),
       el('td', { text: fmt.meanSd(agg.test_loss, 3) }),
       el('td', { text: fmt.meanSd(agg.test_perplexity, 2) }),
-      el('td', { text: train }),
+      el('td', { text: fmt.meanSd(agg.train_seconds, 1, ' s') }),
       el('td', { text: agg.seeds ? agg.seeds.join(', ') : '–' }),
       el('td', { text: m.selected_step === null || m.selected_step === undefined ? '–' : fmt.int(m.selected_step) }),
       el('td', { text: m.ort_cpu_vs_pytorch ? m.ort_cpu_vs_pytorch.max_abs_logits.toExponential(1) : '–' }));

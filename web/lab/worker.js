@@ -1,19 +1,12 @@
 // The lab's inference worker: downloads and verifies the three ONNX models,
 // creates onnxruntime-web sessions (WebGPU or WASM), and runs the decoding
 // loops so that the page never freezes. Messages: see handlers at the bottom.
+// Which onnxruntime-web build each runtime loads, the checked and cached
+// downloads and the WebGPU probe live in runtime.js.
 
-import * as ort from '../vendor/onnxruntime-web/ort.all.min.mjs';
-import { sha256Hex } from '../core/sha256.js';
-import { CONTEXT, choose, contextWindow, mulberry32, samplingWeights, softmax, startHistory, topK } from '../core/decoding.js';
-import { EOS_ID } from '../core/tokenizer.js';
-
-// ort.all.min.mjs runs both WebGPU and WASM sessions on this one WebAssembly build (JSEP).
-const RUNTIME_WASM = 'ort-wasm-simd-threaded.jsep.wasm';
-const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url).href;
-ort.env.wasm.wasmPaths = VENDOR;
-ort.env.wasm.numThreads = 1; // threads need cross-origin isolation, which a static host rarely gives
-ort.env.wasm.proxy = false; // we already are a worker
-ort.env.logLevel = 'error';
+import { CONTEXT, Decoder, contextWindow, startHistory } from '../core/decoding.js';
+import { describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl } from './runtime.js';
+import { checkBackend, checkIds, checkRuns } from './guards.js';
 
 const state = {
   metadata: null,
@@ -21,7 +14,9 @@ const state = {
   loadErrors: {}, // kind -> message
   sessions: { webgpu: {}, wasm: {} }, // backend -> kind -> InferenceSession
   sessionErrors: { webgpu: {}, wasm: {} },
-  webgpu: null, // {ok, reason, adapter}
+  manifest: null, // vendor/onnxruntime-web/runtimes.json
+  runtimeErrors: {}, // backend -> message
+  tensors: new WeakMap(), // session -> the Tensor class of its onnxruntime-web build
   stops: new Set(),
 };
 
@@ -41,115 +36,100 @@ function serialized(fn) {
   return result;
 }
 
-function describeError(err) {
-  return err && err.message ? err.message : String(err);
+function progress(file, name) {
+  return ({ loaded, total, from }) => postMessage({ event: 'progress', file, name, loaded, total, from });
 }
 
-// The runtime's .wasm is downloaded here, timed on its own, and handed to
-// onnxruntime-web, so that session creation times exclude the download.
-async function loadRuntime() {
-  const t0 = performance.now();
-  let response;
-  try {
-    response = await fetch(VENDOR + RUNTIME_WASM);
-  } catch (err) {
-    throw new Error(`could not download the runtime ${RUNTIME_WASM}: ${describeError(err)}`);
-  }
-  if (!response.ok) throw new Error(`runtime file missing: vendor/onnxruntime-web/${RUNTIME_WASM} (HTTP ${response.status})`);
-  const buffer = await response.arrayBuffer();
-  ort.env.wasm.wasmBinary = buffer;
-  return { ok: true, file: RUNTIME_WASM, bytes: buffer.byteLength, download_ms: performance.now() - t0,
-    version: ort.env.versions?.web ?? null };
-}
-
-async function load({ base, metadata }) {
+// Downloads (or reads from the offline cache) the three models and the
+// runtimes the page asks for, all at once, each checked against its SHA-256.
+async function load({ base, metadata, manifest, runtimes = [] }) {
   state.metadata = metadata;
-  const report = {};
-  const runtime = loadRuntime().catch((err) => ({ ok: false, error: describeError(err) }));
+  state.manifest = manifest;
+  const report = { runtimes: {} };
+  const runtimeLoads = runtimes.map((b) => ensureRuntime(b).then((r) => { report.runtimes[b] = r; }));
   await Promise.all(metadata.order.map(async (kind) => {
     const entry = metadata.models[kind];
-    const url = new URL(entry.file, base).href;
-    const t0 = performance.now();
     try {
-      let response;
-      try {
-        response = await fetch(url);
-      } catch (err) {
-        throw new Error(`could not download ${entry.file}: ${describeError(err)}`);
-      }
-      if (!response.ok) throw new Error(`model file missing: ${entry.file} (HTTP ${response.status})`);
-      const buffer = await response.arrayBuffer();
-      const downloadMs = performance.now() - t0;
-      const t1 = performance.now();
-      const digest = await sha256Hex(buffer);
-      const hashMs = performance.now() - t1;
-      if (digest !== entry.sha256) {
-        throw new Error(`${entry.file} failed its SHA-256 check (got ${digest.slice(0, 12)}…, ` +
-          `metadata.json expects ${entry.sha256.slice(0, 12)}…): the file is corrupt or stale`);
-      }
-      state.bytes[kind] = new Uint8Array(buffer);
-      report[kind] = { ok: true, bytes: buffer.byteLength, download_ms: downloadMs, hash_ms: hashMs };
+      const got = await fetchVerified(new URL(entry.file, base).href,
+        { name: entry.file, sha256: entry.sha256, bytes: entry.bytes, onProgress: progress(kind, entry.file) });
+      state.bytes[kind] = new Uint8Array(got.buffer);
+      report[kind] = { ok: true, bytes: got.buffer.byteLength, download_ms: got.download_ms, hash_ms: got.hash_ms,
+        from: got.from, network_bytes: got.network_bytes };
     } catch (err) {
       state.loadErrors[kind] = describeError(err);
       report[kind] = { ok: false, error: describeError(err) };
     }
   }));
-  report.runtime = await runtime;
-  if (!report.runtime.ok) {
-    for (const kind of metadata.order) state.loadErrors[kind] = state.loadErrors[kind] || report.runtime.error;
-  }
+  await Promise.all(runtimeLoads);
+  report.runtime = report.runtimes[runtimes[0]] ?? null;
+  const keep = [...metadata.order.map((k) => new URL(metadata.models[k].file, base).href),
+    ...Object.keys(manifest.builds).map((b) => runtimeUrl(manifest, b))];
+  pruneCache(keep).catch(() => {});
   return report;
 }
 
-async function probeWebGPU() {
-  if (state.webgpu) return state.webgpu;
-  let result;
-  if (!('gpu' in navigator) || !navigator.gpu) {
-    result = { ok: false, reason: 'this browser has no WebGPU (navigator.gpu is missing)' };
-  } else {
-    try {
-      const adapter = await navigator.gpu.requestAdapter();
-      if (!adapter) {
-        result = { ok: false, reason: 'the browser offers WebGPU but found no usable GPU adapter' };
-      } else {
-        const info = adapter.info || {};
-        result = { ok: true, adapter: { vendor: info.vendor || '', architecture: info.architecture || '',
-          device: info.device || '', description: info.description || '' } };
-      }
-    } catch (err) {
-      result = { ok: false, reason: `requesting a WebGPU adapter failed: ${describeError(err)}` };
-    }
+// The runtime's build, downloaded once; its report, or {ok: false, error}.
+async function ensureRuntime(backend) {
+  try {
+    const { report } = await loadRuntime(state.manifest, backend, progress(`runtime-${backend}`,
+      `vendor/onnxruntime-web/${state.manifest.builds[backend].wasm}`));
+    delete state.runtimeErrors[backend];
+    return report;
+  } catch (err) {
+    state.runtimeErrors[backend] = describeError(err);
+    return { ok: false, backend, error: describeError(err) };
   }
-  state.webgpu = result;
-  return result;
 }
 
-function feeds(contexts) {
+// Which runtimes 'auto', 'webgpu' or 'wasm' will need, decided before any
+// download: automatic never uses a software WebGPU adapter, and times both
+// runtimes only when a real GPU is there.
+async function plan({ backend }) {
+  checkBackend(backend);
+  if (backend === 'wasm') return { runtimes: ['wasm'] };
+  const gpu = await probeWebGPU();
+  if (backend === 'webgpu') return { runtimes: gpu.ok ? ['webgpu'] : [], gpu };
+  if (!gpu.ok) return { runtimes: ['wasm'], gpu, reason: gpu.reason };
+  if (gpu.software) return { runtimes: ['wasm'], gpu, reason: gpu.software_reason };
+  return { runtimes: ['webgpu', 'wasm'], gpu };
+}
+
+function feeds(contexts, Tensor) {
   const flat = new BigInt64Array(contexts.length * CONTEXT);
-  contexts.forEach((ctx, b) => {
+  for (let b = 0; b < contexts.length; b++) {
+    const ctx = contexts[b];
     if (ctx.length !== CONTEXT) throw new Error(`a context must hold ${CONTEXT} IDs, got ${ctx.length}`);
-    ctx.forEach((id, j) => { flat[b * CONTEXT + j] = BigInt(id); });
-  });
-  return { context_ids: new ort.Tensor('int64', flat, [contexts.length, CONTEXT]) };
+    for (let j = 0; j < CONTEXT; j++) flat[b * CONTEXT + j] = BigInt(ctx[j]);
+  }
+  return { context_ids: new Tensor('int64', flat, [contexts.length, CONTEXT]) };
 }
 
 async function createSession(kind, backend) {
+  const { ort } = await loadRuntime(state.manifest, backend);
   const t0 = performance.now();
   const options = { executionProviders: [backend], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
   const session = await ort.InferenceSession.create(state.bytes[kind].slice(), options);
+  state.tensors.set(session, ort.Tensor);
   const createMs = performance.now() - t0;
   const t1 = performance.now();
   await runSession(session, [contextWindow(startHistory([]))]);
   return { session, create_ms: createMs, warmup_ms: performance.now() - t1 };
 }
 
-async function runSession(session, contexts) {
-  const outputs = await session.run(feeds(contexts));
+// Fetches logits and the final query's attention; the full causal matrix
+// (output attention_matrix) only when asked for.
+async function runSession(session, contexts, { matrix = false } = {}) {
+  const names = session.outputNames.filter((n) => n !== 'attention_matrix' || matrix);
+  const outputs = await session.run(feeds(contexts, state.tensors.get(session)), names);
   const logits = outputs.logits;
   const result = { logits: new Float32Array(await logits.getData()), dims: logits.dims.map(Number) };
   if (outputs.attention) {
     result.attention = new Float32Array(await outputs.attention.getData());
     result.attentionDims = outputs.attention.dims.map(Number);
+  }
+  if (outputs.attention_matrix) {
+    result.matrix = new Float32Array(await outputs.attention_matrix.getData());
+    result.matrixDims = outputs.attention_matrix.dims.map(Number);
   }
   for (const t of Object.values(outputs)) t.dispose?.();
   return result;
@@ -157,34 +137,62 @@ async function runSession(session, contexts) {
 
 // Resolve 'auto' and create (and warm up) the sessions of one backend.
 async function prepare({ backend }) {
-  let fallback = null;
-  let chosen = backend;
-  if (backend === 'auto' || backend === 'webgpu') {
-    const gpu = await probeWebGPU();
-    if (!gpu.ok) {
-      if (backend === 'webgpu') return { backend: 'webgpu', ok: false, error: `WebGPU unavailable: ${gpu.reason}`, models: {} };
-      chosen = 'wasm';
-      fallback = gpu.reason;
-    } else {
-      chosen = 'webgpu';
-    }
-  } else if (backend !== 'wasm') {
-    throw new Error(`unknown backend ${backend}; use auto, webgpu or wasm`);
+  checkBackend(backend);
+  const planned = await plan({ backend });
+  if (backend === 'webgpu' && !planned.gpu.ok) {
+    return { backend: 'webgpu', ok: false, error: `WebGPU unavailable: ${planned.gpu.reason}`, models: {} };
   }
-  let report = await createSessions(chosen);
-  if (backend === 'auto' && chosen === 'webgpu' && Object.values(report).some((r) => !r.ok && !r.load_error)) {
-    const failed = Object.entries(report).find(([, r]) => !r.ok && !r.load_error);
-    fallback = `WebGPU session for ${failed[0]} failed (${failed[1].error})`;
-    chosen = 'wasm';
-    report = await createSessions('wasm');
+  const adapter = planned.gpu?.ok ? planned.gpu.adapter : null;
+  if (backend !== 'auto') {
+    const rt = await ensureRuntime(backend);
+    if (!rt.ok) return { backend, ok: false, error: rt.error, models: {}, adapter };
+    return { backend, ok: true, fallback_reason: null, choice_reason: null, adapter: backend === 'webgpu' ? adapter : null,
+      software_adapter: backend === 'webgpu' ? planned.gpu.software : null, models: await createSessions(backend) };
   }
-  return { backend: chosen, ok: true, fallback_reason: fallback, adapter: chosen === 'webgpu' ? state.webgpu.adapter : null, models: report };
+  const wasm = async (fallback) => {
+    const rt = await ensureRuntime('wasm');
+    if (!rt.ok) return { backend: 'wasm', ok: false, error: rt.error, models: {}, fallback_reason: fallback };
+    return { backend: 'wasm', ok: true, fallback_reason: fallback, choice_reason: fallback, adapter: null,
+      software_adapter: planned.gpu?.software ?? null, seen_adapter: planned.gpu?.adapter ?? null,
+      models: await createSessions('wasm') };
+  };
+  if (!planned.runtimes.includes('webgpu')) return wasm(planned.reason);
+  // A real GPU: warm both runtimes up, then time one call of every model on each and keep the faster.
+  const rt = await ensureRuntime('webgpu');
+  if (!rt.ok) return wasm(`the WebGPU runtime did not load (${rt.error})`);
+  const gpuReport = await createSessions('webgpu');
+  const failed = Object.entries(gpuReport).find(([, r]) => !r.ok && !r.load_error);
+  if (failed) return wasm(`WebGPU session for ${failed[0]} failed (${failed[1].error})`);
+  const cpu = await wasm(null);
+  if (!cpu.ok) return { backend: 'webgpu', ok: true, fallback_reason: null, adapter, software_adapter: false, models: gpuReport,
+    choice_reason: `WASM did not start (${cpu.error})` };
+  const timed = { webgpu: await timeOneCall('webgpu'), wasm: await timeOneCall('wasm') };
+  const chosen = timed.webgpu <= timed.wasm ? 'webgpu' : 'wasm';
+  const why = `one call of the three models took ${timed.webgpu.toFixed(1)} ms on WebGPU and ` +
+    `${timed.wasm.toFixed(1)} ms on WASM after warm-up: ${chosen === 'webgpu' ? 'WebGPU' : 'WASM'} is faster here`;
+  return { backend: chosen, ok: true, fallback_reason: chosen === 'wasm' ? why : null, choice_reason: why,
+    adapter: chosen === 'webgpu' ? adapter : null, software_adapter: false, timed_ms: timed,
+    models: chosen === 'webgpu' ? gpuReport : cpu.models };
+}
+
+async function timeOneCall(backend) {
+  const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]))];
+  let total = 0;
+  for (const kind of state.metadata.order) {
+    const session = state.sessions[backend][kind];
+    if (!session) continue;
+    const t0 = performance.now();
+    await serialized(() => runSession(session, ctx));
+    total += performance.now() - t0;
+  }
+  return total;
 }
 
 async function createSessions(backend) {
   const report = {};
   for (const kind of state.metadata.order) {
     if (state.loadErrors[kind]) { report[kind] = { ok: false, load_error: true, error: state.loadErrors[kind] }; continue; }
+    if (state.runtimeErrors[backend]) { report[kind] = { ok: false, error: state.runtimeErrors[backend] }; continue; }
     if (state.sessions[backend][kind]) { report[kind] = { ok: true, cached: true }; continue; }
     try {
       const made = await serialized(() => createSession(kind, backend));
@@ -201,29 +209,48 @@ async function createSessions(backend) {
 function sessionFor(kind, backend) {
   const session = state.sessions[backend]?.[kind];
   if (session) return session;
-  const why = state.loadErrors[kind] || state.sessionErrors[backend]?.[kind] || `no ${backend} session yet`;
+  const why = state.loadErrors[kind] || state.runtimeErrors[backend] || state.sessionErrors[backend]?.[kind] || `no ${backend} session yet`;
   throw new Error(`${kind} is not available on ${backend}: ${why}`);
 }
 
-async function run({ kind, backend, contexts }) {
+async function run({ kind, backend, contexts, matrix = false }) {
   const session = sessionFor(kind, backend);
+  if (matrix && !session.outputNames.includes('attention_matrix')) {
+    throw new Error(`${kind} has no attention, so it has no attention matrix`);
+  }
   const t0 = performance.now();
-  const out = await serialized(() => runSession(session, contexts));
+  const out = await serialized(() => runSession(session, contexts, { matrix }));
   out.ms = performance.now() - t0;
   out.backend = backend;
   return out;
 }
 
-async function bench({ kind, backend, runs }) {
+// Contexts from outside (lab.run, lab.logits): 64 integer IDs in [0, vocab size).
+function checkContexts(contexts, vocabSize) {
+  if (!Array.isArray(contexts) || !contexts.length) throw new Error('contexts must be a non-empty array of ID arrays');
+  contexts.forEach((ctx, b) => checkIds(ctx, vocabSize, CONTEXT, `context ${b}`));
+}
+
+// Timed single-context calls; at most MAX_BENCH_RUNS (guards.js), and Stop ends it
+// between two calls (the partial times come back with stopped: true).
+async function bench({ kind, backend, runs, runId }) {
+  checkRuns(runs);
   const session = sessionFor(kind, backend);
   const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]))];
   const times = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await serialized(() => runSession(session, ctx));
-    times.push(performance.now() - t0);
+  let stopped = false;
+  try {
+    for (let i = 0; i < runs; i++) {
+      if (state.stops.has(runId)) { stopped = true; break; }
+      const t0 = performance.now();
+      await serialized(() => runSession(session, ctx));
+      times.push(performance.now() - t0);
+      await yieldToEvents();
+    }
+  } finally {
+    state.stops.delete(runId);
   }
-  return { times };
+  return { times, stopped };
 }
 
 function median(values) {
@@ -233,69 +260,55 @@ function median(values) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-// One decoding loop per model and prompt. The models take turns, one model
-// call at a time; a model's active prompts share that call as one batch.
-// Each token is posted as soon as it is chosen.
-async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit }) {
+// One decoding loop (web/core's Decoder) per model and prompt. The models
+// take turns, one model call at a time; a model's active prompts share that
+// call as one batch. Each choice is posted as soon as it is made; the page
+// rebuilds contexts and the inspected distributions from the IDs.
+async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit, top_k: topK = 0, top_p: topP = 1 }) {
   const C = state.metadata.vocab_size;
+  const options = { mode, temperature, seed, limit, top_k: topK, top_p: topP };
   const models = kinds.map((kind) => ({
-    kind, error: null,
-    loops: prompts.map((promptIds, prompt) => ({
-      kind, prompt, history: startHistory(promptIds), rng: mulberry32(seed), ids: [], times: [],
-      stop: null, error: null, t0: performance.now(),
-    })),
+    kind,
+    loops: prompts.map((promptIds, prompt) => Object.assign(new Decoder(promptIds, options),
+      { kind, prompt, times: [], error: null, t0: performance.now(), reported: false })),
   }));
   const finish = (loop, stop, error = null) => {
-    loop.stop = stop;
+    loop.finish(stop);
     loop.error = error;
+  };
+  const report = (loop) => {
+    if (loop.reported || !loop.stop) return;
+    loop.reported = true;
     postMessage({ event: 'done', runId, kind: loop.kind, prompt: loop.prompt, stats: stats(loop, backend) });
   };
   for (const model of models) {
     try { sessionFor(model.kind, backend); } catch (err) { model.loops.forEach((l) => finish(l, 'error', describeError(err))); }
+    model.loops.forEach(report);
   }
   const unfinished = () => models.some((m) => m.loops.some((l) => !l.stop));
   while (unfinished()) {
     for (const model of models) {
-      for (const loop of model.loops) {
-        if (loop.stop) continue;
-        if (state.stops.has(runId)) finish(loop, 'stopped');
-        else if (loop.ids.length >= limit) finish(loop, 'limit');
-      }
+      if (state.stops.has(runId)) model.loops.forEach((l) => finish(l, 'stopped'));
+      model.loops.forEach(report);
       const active = model.loops.filter((l) => !l.stop);
       if (!active.length) continue;
-      const contexts = active.map((l) => contextWindow(l.history));
       let out;
       try {
+        const contexts = active.map((l) => l.context());
+        for (const l of active) if (!l.first) l.first = [...l.context()]; // once per loop, for lab.generate's report
         out = await run({ kind: model.kind, backend, contexts });
       } catch (err) {
-        active.forEach((l) => finish(l, 'error', describeError(err)));
+        active.forEach((l) => { finish(l, 'error', describeError(err)); report(l); });
         continue;
       }
-      active.forEach((loop, b) => {
+      for (let b = 0; b < active.length; b++) {
+        const loop = active[b];
         loop.times.push(out.ms);
-        const logits = out.logits.subarray(b * C, (b + 1) * C);
-        const next = choose(logits, mode, temperature, loop.rng);
-        const probs = softmax(logits);
-        const step = {
-          index: loop.times.length - 1, id: next, context: contexts[b], ms: out.ms, batch: contexts.length,
-          top: topK(probs, 10).map((id) => ({ id, p: probs[id] })), chosen_p: probs[next],
-        };
-        if (mode === 'sampled') {
-          const w = samplingWeights(logits, temperature);
-          const total = w.reduce((a, c) => a + c, 0);
-          step.top.forEach((t) => { t.q = w[t.id] / total; });
-          step.chosen_q = w[next] / total;
-        }
-        if (out.attention) {
-          const [, heads, slots] = out.attentionDims;
-          step.attention = { dims: [heads, slots], data: Array.from(out.attention.subarray(b * heads * slots, (b + 1) * heads * slots)) };
-        }
-        postMessage({ event: 'step', runId, kind: loop.kind, prompt: loop.prompt, step });
-        if (next === EOS_ID) { finish(loop, 'eos'); return; }
-        loop.history.push(next);
-        loop.ids.push(next);
-        if (loop.ids.length >= limit) finish(loop, 'limit');
-      });
+        const id = loop.step(out.logits.subarray(b * C, (b + 1) * C));
+        postMessage({ event: 'step', runId, kind: loop.kind, prompt: loop.prompt,
+          step: { index: loop.calls - 1, id, ms: out.ms, batch: active.length } });
+        report(loop);
+      }
     }
     await yieldToEvents();
   }
@@ -305,24 +318,37 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
 
 function stats(loop, backend) {
   return {
-    ids: loop.ids, stop: loop.stop, error: loop.error, calls: loop.times.length,
+    ids: loop.ids, stop: loop.stop, error: loop.error, calls: loop.times.length, first_context: loop.first || null,
     new_tokens: loop.ids.length, total_ms: performance.now() - loop.t0,
     median_ms: median(loop.times), compute_ms: loop.times.reduce((a, b) => a + b, 0), backend,
   };
 }
 
+// Files this worker fetched (its modules, the runtime's scripts), for the offline copy.
+function resources() {
+  return { urls: [import.meta.url, ...performance.getEntriesByType('resource').map((e) => e.name)] };
+}
+
+// lab.run and lab.logits: contexts from outside are checked; the decoding loop's own are not.
+function runChecked(args) {
+  checkContexts(args.contexts, state.metadata.vocab_size);
+  return run(args);
+}
+
 const handlers = {
-  load, prepare, run, bench, generate,
+  load, plan, prepare, run: runChecked, bench, generate, resources,
   stop: async ({ runId }) => { state.stops.add(runId); return {}; },
 };
 
 self.onmessage = async (event) => {
   const { id, op, args } = event.data;
   try {
+    if (!Object.hasOwn(handlers, op)) throw new Error(`unknown worker operation ${JSON.stringify(op)}`);
     const result = await handlers[op](args || {});
     const transfer = [];
     if (result && result.logits instanceof Float32Array) transfer.push(result.logits.buffer);
     if (result && result.attention instanceof Float32Array) transfer.push(result.attention.buffer);
+    if (result && result.matrix instanceof Float32Array) transfer.push(result.matrix.buffer);
     postMessage({ id, ok: true, result }, transfer);
   } catch (err) {
     postMessage({ id, ok: false, error: describeError(err) });

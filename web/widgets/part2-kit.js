@@ -14,7 +14,7 @@ const CSS = `
 .p2 .p2-sentence { font-family: "DejaVu Sans Mono", monospace; font-size: 0.9em; margin: 4px 0; }
 .p2 .p2-sentence span { padding: 1px 4px; margin-right: 2px; border-radius: 3px; }
 .p2 .p2-sentence span.in { background: #e3edfb; outline: 1px solid #1f5fbf; }
-.p2 .p2-sentence span.out { color: #9aa4b2; }
+.p2 .p2-sentence span.out { color: #5f6b7a; }
 .p2 .p2-sentence span.query { background: #1f5fbf; color: #fff; }
 .p2 .p2-cols { display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; align-items: end; height: 190px; margin-top: 6px; }
 .p2 .p2-col { display: flex; flex-direction: column; align-items: center; justify-content: flex-end; height: 100%; min-width: 0; }
@@ -26,7 +26,7 @@ const CSS = `
 .p2 .p2-labels span { writing-mode: vertical-rl; transform: rotate(180deg); justify-self: center; height: 4.6em; text-align: left; }
 .p2 .p2-hbar { display: inline-block; height: 0.8em; background: #8aa9d6; border-radius: 2px; vertical-align: middle; }
 .reveal .p2 table.data.compact { font-size: 0.82em; margin: 4px 0; }
-.p2 table.data td.muted { color: #9aa4b2; }
+.p2 table.data td.muted { color: #5f6b7a; }
 .p2 table.data td button { font: inherit; border: 1px dashed #1f5fbf; background: #fff; color: #1c2b40; padding: 0 6px; cursor: pointer; border-radius: 3px; }
 .p2 table.data td button[aria-pressed="true"] { background: #fff1b8; }
 .p2 .p2-readout { margin: 6px 0 0; min-height: 1.4em; font-variant-numeric: tabular-nums; }

@@ -54,7 +54,7 @@ export function mount(element, data) {
       const r = rows[j];
       r.token.textContent = t;
       r.scoreButton.textContent = fmt(d.raw[j], 3);
-      r.scoreButton.setAttribute("aria-label", `score of ${t}: show the dot product`);
+      r.scoreButton.setAttribute("aria-label", `${fmt(d.raw[j], 3)}: score of ${t}, show the dot product`);
       r.scoreButton.setAttribute("aria-pressed", String(state.picked === j));
       show(r.cells[0], s >= 1, d.scaled[j]);
       show(r.cells[1], s >= 2, d.weights[j]);

@@ -53,7 +53,7 @@ export function mount(element, data) {
       scoreButtons[j].textContent = ok ? fmt(d.S[i][j], 3) : "−∞";
       scoreButtons[j].disabled = !ok;
       scoreButtons[j].setAttribute("aria-pressed", String(state.picked === j));
-      scoreButtons[j].setAttribute("aria-label", `score of source ${j + 1} ${d.tokens[j]}: show the arithmetic`);
+      scoreButtons[j].setAttribute("aria-label", `${scoreButtons[j].textContent}: score of source ${j + 1} ${d.tokens[j]}, show the arithmetic`);
       alphaCells[j].textContent = fmt(d.A[i][j], 3);
       alphaCells[j].classList.toggle("muted", !ok);
     }

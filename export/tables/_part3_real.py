@@ -12,11 +12,12 @@ import torch
 import torch.nn.functional as F
 
 from models.tokenizer import BOS, EOS_ID, PAD_ID, UNK_ID
-from models.train import OPTIMIZER
+from models.settings import CONTEXT, OPTIMIZER
 
 from export.decoding import BANNED, context_window
 
-from .results_inputs import Inputs, missing
+from ._results_inputs import Inputs, missing
+from ._results_protocol import sci
 
 PREFIXES = (("<BOS>", "lily", "found"), ("<BOS>", "lily", "found", "a"))
 TARGETS = ("a", "red")
@@ -46,7 +47,7 @@ def real_batch(inputs: Inputs) -> dict:
     if vocab is None:
         return missing(inputs.checkpoint_dir / "vocab.json")
     loaded = inputs.model("attn4")
-    T = loaded[0].config["w"] if loaded else 64
+    T = loaded[0].config["w"] if loaded else CONTEXT
     ids = [vocab.encode_tokens(p) for p in PREFIXES]
     target_ids = vocab.encode_tokens(TARGETS)
     X = torch.tensor([context_window(row, T) for row in ids])
@@ -70,7 +71,7 @@ def real_batch(inputs: Inputs) -> dict:
     cfg = model.config
     with torch.no_grad():
         details = model.forward_details(X)
-        fast = model(X)
+        fast, fast_weights = model.attend(X)
     real = X.ne(PAD_ID)
     n_real = int(real[0].sum())
     found_weights = details["weights"][0, :, -1, -n_real:]          # [heads, 3] for "BOS lily found"
@@ -97,6 +98,10 @@ def real_batch(inputs: Inputs) -> dict:
         "shape_rows": [[name, list(details[name].shape), meaning] for name, meaning in SHAPE_MEANINGS],
         "parameter_shapes": {name: list(p.shape) for name, p in model.named_parameters()},
         "forward_matches_details": float((fast - details["logits"]).abs().max()),
+        "forward_rel_diff": float((fast - details["logits"]).abs().max() / details["logits"].abs().max()),
+        "forward_diff_text": sci(float((fast - details["logits"]).abs().max())),
+        "forward_rel_text": sci(float((fast - details["logits"]).abs().max() / details["logits"].abs().max())),
+        "fast_weights_shape": list(fast_weights.shape),
         "found_tokens": list(PREFIXES[0]),
         "found_weights": found_weights.tolist(),
         "found_weight_sums": found_weights.sum(-1).tolist(),

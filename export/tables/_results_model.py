@@ -8,7 +8,9 @@ import torch
 
 from models.tokenizer import BOS, PAD_ID
 
-from .results_inputs import Inputs
+from ._part3_figures import attention_arrows, head_split
+from ._results_inputs import Inputs
+from ._results_protocol import sci
 
 PROMPT = "a little dog found a red hat"
 
@@ -31,6 +33,10 @@ def attention_rows(inputs: Inputs, prompt: str = PROMPT) -> dict:
     top = [{"head": h + 1, "token": words[int(A[h].argmax())], "slot": int(A[h].argmax()),
             "weight": float(A[h].max())} for h in range(n_heads)]
     shown = ("E", "Q", "K", "V", "weights", "messages", "updated", "logits")
+    logit_diff = float((fast_logits - details["logits"]).abs().max())
+    logit_scale = float(details["logits"].abs().max())
+    weight_diff = float((fast_weights[0, :, real] - A).abs().max())
+    cfg = model.config
     return {
         "available": True,
         "prompt": prompt,
@@ -46,8 +52,18 @@ def attention_rows(inputs: Inputs, prompt: str = PROMPT) -> dict:
         "top": top,
         "shape_rows": [[name, list(details[name].shape)] for name in shown],
         "shapes": {name: list(details[name].shape) for name in shown},
-        "logits_max_abs_diff": float((fast_logits - details["logits"]).abs().max()),
-        "weights_max_abs_diff": float((fast_weights[0, :, real] - A).abs().max()),
+        "logits_max_abs_diff": logit_diff,
+        "logits_max_abs": logit_scale,
+        "logits_max_rel_diff": logit_diff / logit_scale,
+        "weights_max_abs_diff": weight_diff,
+        "diff_text": {"logits": sci(logit_diff), "logits_rel": sci(logit_diff / logit_scale),
+                      "weights": sci(weight_diff)},
+        "final_weights_shape": list(fast_weights.shape),
+        "all_weights_shape": list(details["weights"].shape),
+        "arrows_svg": attention_arrows("fig-prompt-arrows", words, [list(map(float, a)) for a in A],
+                                       words[-1], f"Where the final query “{words[-1]}” looks, head by head"),
+        "split_svg": head_split("fig-split-real", T, cfg["d"], cfg["n_heads"], cfg["d_k"],
+                                "The trained model's layer split into heads and joined again"),
         "seed": info.get("seed"), "selected_step": info.get("selected_step"),
         "heads": model.config["n_heads"], "head_width": model.config["d_k"], "d": model.config["d"],
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from models.nets import KINDS, LABELS, count_parameters
 
-from .results_inputs import InputError, Inputs, missing
+from ._results_inputs import InputError, Inputs, missing
 
 NOT_YET = "not measured yet"
 

@@ -108,8 +108,8 @@ def split_counts(audit: dict) -> dict:
     }
 
 
-def corpus_tables(audit: dict | None) -> dict:
-    corpus = prepare("course")
+def corpus_tables(audit: dict | None, corpus=None) -> dict:
+    corpus = corpus if corpus is not None else prepare("course")
     out = stories(corpus)
     out["available"] = True
     out["audit"] = split_counts(audit) if audit is not None else {

@@ -8,37 +8,17 @@ from __future__ import annotations
 
 import torch
 
-from export.decoding import CONTEXT, generate
+from export.decoding import generate
 from models.nets import KINDS, LABELS
+from models.settings import CONTEXT, HELD_OUT_PRESET, TOKEN_LIMIT as LIMIT
 from models.tokenizer import BOS
 
-from .results_inputs import InputError, Inputs, missing, unavailable
-
-LIMIT = 24
+from ._results_inputs import InputError, Inputs, missing, unavailable
 
 
-def held_out_preset(presets) -> dict | None:
-    """The preset the exporter marks as the held-out test story: id
-    "test-shortest", else the first preset whose source split is "test"."""
-    items = presets.get("presets") if isinstance(presets, dict) else presets
-    if not isinstance(items, list):
-        return None
-    items = [p for p in items if isinstance(p, dict)]
-    for p in items:
-        if p.get("id") == "test-shortest":
-            return p
-    for p in items:
-        source = p.get("source")
-        if isinstance(source, dict) and source.get("split") == "test":
-            return p
-    return None
-
-
-def _prompt_text(preset: dict) -> str:
-    for key in ("prompt", "text", "prompt_text"):
-        if isinstance(preset.get(key), str):
-            return preset[key]
-    raise KeyError("prompt")
+def held_out_preset(presets: list[dict]) -> dict | None:
+    """The exporter's held-out test-story preset (id HELD_OUT_PRESET), if any."""
+    return next((p for p in presets if p["id"] == HELD_OUT_PRESET), None)
 
 
 def _exported_greedy(parity, kind: str, preset_id) -> list[int] | None:
@@ -67,7 +47,7 @@ def continuations(inputs: Inputs) -> dict:
     vocab = inputs.vocab()
     if vocab is None:
         return missing(inputs.checkpoint_dir / "vocab.json")
-    prompt = _prompt_text(preset)
+    prompt = preset["prompt"]
     parity = inputs.export_json("parity.json")
     prompt_ids = vocab.encode(prompt)
     out = {

@@ -4,13 +4,24 @@ A run that has not finished yet is listed as "not measured yet"."""
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from models.nets import KINDS, LABELS
 
-from . import results_svg
+from . import _results_svg as results_svg
 
 NOT_YET = "not measured yet"
+
+
+def device_phrase(device: str) -> str:
+    """models/train.py records e.g. "cpu (x86_64, 1 threads)"; say it with the
+    plural that fits the number: "CPU (x86_64), 1 thread"."""
+    m = re.fullmatch(r"(\w+) \((.*), (\d+) threads?\)", device)
+    if not m:
+        return device
+    n = int(m.group(3))
+    return f"{m.group(1).upper()} ({m.group(2)}), {n} thread{'' if n == 1 else 's'}"
 
 
 def expected_seeds(results: dict, audit: dict | None) -> list[int]:
@@ -65,7 +76,8 @@ def summary(results: dict, audit: dict | None) -> dict:
     if by_kind["attn1"]["available"] and by_kind["attn4"]["available"]:
         one, four = by_kind["attn1"]["ppl_mean"], by_kind["attn4"]["ppl_mean"]
         gain = (one - four) / one * 100
-    devices = sorted({r["device"] for r in runs})
+    devices = sorted({device_phrase(r["device"]) for r in runs})
+    threads = sorted({int(m.group(1)) for r in runs if (m := re.search(r"(\d+) threads?\)", r["device"]))})
     return {
         "available": bool(done),
         "complete": len(runs) == n_expected,
@@ -75,7 +87,8 @@ def summary(results: dict, audit: dict | None) -> dict:
                    "training seconds", "runs"],
         "rows": rows,
         "attn4_vs_attn1_ppl_reduction_percent": gain,
-        "devices": devices, "device": "; ".join(devices),
+        "devices": devices, "device": "; ".join(devices), "threads": threads,
+        "seconds_min": min(r["train_seconds"] for r in runs), "seconds_max": max(r["train_seconds"] for r in runs),
         "total_train_seconds": sum(r["train_seconds"] for r in runs),
         "total_train_hours": sum(r["train_seconds"] for r in runs) / 3600,
         "torch_versions": sorted({r["torch_version"] for r in runs}),
@@ -134,7 +147,7 @@ def charts(results: dict, summary_table: dict) -> dict:
         "start_values": ", ".join(row[3] for row in hidden_start),
         "val_curves_svg": results_svg.validation_curves(runs, LABELS, first_shown),
         "val_curves_table": {"header": curve_header, "rows": curve_rows},
-        "ppl_svg": results_svg.perplexity_bars(kinds, runs),
+        "ppl_svg": results_svg.perplexity_dots(kinds, runs),
         "ppl_table": {"header": ["model", "runs"] + ["seed " + str(s) for s in summary_table["seeds"]]
                       + ["mean", "SD"],
                       "rows": [[e["label"], e["n_runs"]] +

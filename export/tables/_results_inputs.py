@@ -6,7 +6,6 @@ corrupt one stops the build with a message naming the file.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,9 +13,10 @@ import torch
 
 from export.decoding import context_window, start_history
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
+from models.files import Missing, read_json, shown
+from models.results_file import load_results
+from models.settings import EXPORT_DIR, MODELS_DIR, ROOT
 from models.tokenizer import tokenize
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class InputError(RuntimeError):
@@ -25,8 +25,8 @@ class InputError(RuntimeError):
 
 @dataclass
 class Inputs:
-    models_dir: Path = ROOT / "models"
-    export_dir: Path = ROOT / "build" / "export"
+    models_dir: Path = MODELS_DIR
+    export_dir: Path = EXPORT_DIR
     bench_path: Path = ROOT / "export" / "benchmarks" / "bench.json"
     _cache: dict = field(default_factory=dict, repr=False)
 
@@ -36,16 +36,16 @@ class Inputs:
 
     def json(self, path: Path):
         """Parsed JSON of ``path``, or None when the file does not exist."""
-        path = Path(path)
-        if not path.exists():
-            return None
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"corrupt JSON: {path} ({exc})") from exc
+            return read_json(path, InputError)
+        except Missing:
+            return None
 
     def results(self):
-        return self.json(self.models_dir / "results.json")
+        """results.json checked against its schema (every run of the profile,
+        every field), or None when absent."""
+        path = self.models_dir / "results.json"
+        return None if self.json(path) is None else load_results(path, InputError)
 
     def audit(self):
         return self.json(self.models_dir / "corpus_audit.json")
@@ -103,8 +103,4 @@ def unavailable(reason: str) -> dict:
 
 
 def missing(path: Path) -> dict:
-    try:
-        shown = Path(path).resolve().relative_to(ROOT)
-    except ValueError:
-        shown = path
-    return unavailable(f"{shown} does not exist yet.")
+    return unavailable(f"{shown(path)} does not exist yet.")

@@ -3,13 +3,11 @@ sizes, training profile, decoding rule), so slides never type them."""
 
 from __future__ import annotations
 
-from export.decoding import BANNED, CONTEXT
+from export.decoding import BANNED
 from models.corpus import PROFILES
 from models.nets import LABELS, build
-from models.train import CHECKPOINT_SEED
+from models.settings import CHECKPOINT_SEED, CONTEXT, TOKEN_LIMIT
 from models.tokenizer import PAD_ID, SPECIALS
-
-from .part3_continuations import LIMIT
 
 
 def settings(vocab_size: int | None = None) -> dict:
@@ -24,7 +22,7 @@ def settings(vocab_size: int | None = None) -> dict:
         "stories": profile.n_stories, "steps": profile.steps, "batch_size": profile.batch_size,
         "eval_every": profile.eval_every, "seeds": list(profile.seeds),
         "seeds_text": ", ".join(str(s) for s in profile.seeds),
-        "limit": LIMIT, "context": CONTEXT,
+        "limit": TOKEN_LIMIT, "context": CONTEXT,
         "banned": [SPECIALS[i] for i in sorted(BANNED)],
         "pad_id": PAD_ID,
         "checkpoint_seed": CHECKPOINT_SEED,

@@ -1,0 +1,204 @@
+"""python -m site_builder.notebooks: execute the companion notebooks.
+
+Each ``notebooks/<deck>.py`` (jupytext percent format) is converted to a
+notebook and executed top to bottom in a fresh Python kernel (nbclient +
+ipykernel); the executed copy, outputs included, is written to
+``build/notebooks/<deck>.ipynb``, which the site build copies to
+``build/site/notebooks/``. Every notebook ends with a cell that compares its
+values with ``build/tables/*.json`` and raises on a mismatch, so a wrong number
+stops this step (and ``make site``) with the notebook and cell named.
+
+Runs after ``python -m export.tables``. A notebook is executed again only when
+its fingerprint changed: its source, the tables, the project code and
+checkpoint records it reads, and the tool versions (``--force`` runs all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import resource
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "notebooks"
+TABLES = ROOT / "build" / "tables"
+OUT = ROOT / "build" / "notebooks"
+CELL_TIMEOUT_S = 600
+KERNEL = "python3"
+# what the notebooks import or read besides their own source and the tables
+CODE = ("site_builder/notebooks.py", "models/*.py", "export/decoding.py", "models/checkpoints/*.json",
+        "models/results.json", "models/corpus_audit.json", "data/tinystories/*.gz")
+TOOLS = ("nbclient", "nbformat", "ipykernel", "jupytext", "torch", "numpy")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+TABLES_ENV = "COURSE_TABLES"   # the notebooks read their tables folder from here (default build/tables)
+
+
+class NotebookError(RuntimeError):
+    """A notebook failed to convert or run; the message names it."""
+
+
+def sources(folder: Path = SOURCES) -> list[Path]:
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+
+
+def _digest(h, label: str, data: bytes) -> None:
+    h.update(f"{label}\0{len(data)}\0".encode())
+    h.update(data)
+
+
+def fingerprint(source: Path, tables: Path = TABLES, root: Path = ROOT) -> str:
+    """SHA-256 over everything an executed notebook depends on."""
+    h = hashlib.sha256()
+    _digest(h, "source", source.read_bytes())
+    for path in sorted(tables.glob("*.json")):
+        _digest(h, f"table:{path.name}", path.read_bytes())
+    for pattern in CODE:
+        for path in sorted(root.glob(pattern)):
+            _digest(h, f"code:{path.relative_to(root).as_posix()}", path.read_bytes())
+    for tool in TOOLS:
+        try:
+            version = metadata.version(tool)
+        except metadata.PackageNotFoundError:
+            version = "absent"
+        _digest(h, f"tool:{tool}", version.encode())
+    return h.hexdigest()
+
+
+def stamp_path(out: Path, name: str) -> Path:
+    return out / f"{name}.stamp.json"
+
+
+def is_fresh(source: Path, out: Path, digest: str) -> bool:
+    stamp, target = stamp_path(out, source.stem), out / f"{source.stem}.ipynb"
+    if not stamp.is_file() or not target.is_file():
+        return False
+    try:
+        return json.loads(stamp.read_text(encoding="utf-8")).get("fingerprint") == digest
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+
+
+def execute(source: Path, tables: Path = TABLES, cwd: Path | None = None, timeout: int = CELL_TIMEOUT_S):
+    """Convert ``source`` and run it in a fresh kernel; returns the executed
+    notebook. Raises NotebookError naming the notebook and the failing cell."""
+    import jupytext
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    try:
+        nb = jupytext.read(source, fmt="py:percent")
+    except Exception as exc:  # jupytext raises several kinds
+        raise NotebookError(f"{source}: not a jupytext percent notebook ({exc})") from exc
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "Python 3", "language": "python"}
+    nb.metadata.pop("jupytext", None)
+    env = dict(os.environ, **{TABLES_ENV: str(Path(tables).resolve())})
+    env.pop("JUPYTER_PLATFORM_DIRS", None)
+    with tempfile.TemporaryDirectory(prefix="nb-") as scratch:
+        run_dir = Path(cwd) if cwd is not None else Path(scratch)   # never the project folder by default
+        # The kernel is this interpreter's ipykernel (no kernelspec installed elsewhere can
+        # replace it), and it talks to this process over Unix sockets in the scratch
+        # folder: no TCP port at all.
+        km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
+                           transport="ipc", ip=str(Path(scratch) / "kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, kernel_name=KERNEL, record_timing=False,
+                                resources={"metadata": {"path": str(run_dir)}})
+        try:
+            client.execute(env=env, cwd=str(run_dir))
+        except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
+            raise NotebookError(f"{source.name}: {type(exc).__name__}: {ANSI.sub('', str(exc))}") from exc
+        finally:
+            if km.has_kernel:        # nbclient leaves a kernel manager it did not create running
+                km.shutdown_kernel(now=False)
+    return nb
+
+
+def errors(nb) -> list[str]:
+    """Error outputs left in an executed notebook (empty when it ran clean)."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                found.append(f"cell {i}: {output.get('ename')}: {output.get('evalue')}")
+    return found
+
+
+def write(nb, target: Path) -> None:
+    import nbformat
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    nbformat.write(nb, str(tmp))
+    os.replace(tmp, target)
+
+
+def _child_cpu() -> float:
+    """CPU seconds used by finished child processes (the kernels): unlike wall
+    time, it does not grow when other programs load the machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_all(folder: Path = SOURCES, tables: Path = TABLES, out: Path = OUT, force: bool = False,
+            only: list[str] | None = None, log=print) -> dict[str, float | None]:
+    """Execute every stale notebook; returns name -> seconds (None when cached)."""
+    if not tables.is_dir() or not any(tables.glob("*.json")):
+        raise NotebookError(f"{tables}: no tables (run `python -m export.tables` first)")
+    chosen = sources(folder)
+    if not chosen:
+        raise NotebookError(f"{folder}: no notebooks (*.py) found")
+    if only:
+        unknown = sorted(set(only) - {p.stem for p in chosen})
+        if unknown:
+            raise NotebookError(f"no such notebook: {', '.join(unknown)} (have {', '.join(p.stem for p in chosen)})")
+        chosen = [p for p in chosen if p.stem in only]
+    times: dict[str, float | None] = {}
+    for source in chosen:
+        digest = fingerprint(source, tables)
+        if not force and is_fresh(source, out, digest):
+            log(f"notebooks: {source.stem} unchanged, kept {out / (source.stem + '.ipynb')}")
+            times[source.stem] = None
+            continue
+        start, cpu0 = time.perf_counter(), _child_cpu()
+        nb = execute(source, tables)
+        seconds, cpu = time.perf_counter() - start, _child_cpu() - cpu0
+        left = errors(nb)
+        if left:
+            raise NotebookError(f"{source.name}: error outputs: {'; '.join(left)}")
+        write(nb, out / f"{source.stem}.ipynb")
+        stamp_path(out, source.stem).write_text(
+            json.dumps({"fingerprint": digest, "seconds": round(seconds, 2), "kernel_cpu_seconds": round(cpu, 2)},
+                       indent=1) + "\n", encoding="utf-8")
+        log(f"notebooks: {source.stem} ran clean in {seconds:.1f} s ({cpu:.1f} s kernel CPU) "
+            f"-> {out / (source.stem + '.ipynb')}")
+        times[source.stem] = seconds
+    return times
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m site_builder.notebooks", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--force", action="store_true", help="execute every notebook, even unchanged ones")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="execute only these notebooks (e.g. maps)")
+    p.add_argument("--tables", type=Path, default=TABLES, help="folder of table JSON the notebooks check against")
+    p.add_argument("--out", type=Path, default=OUT, help="folder for the executed .ipynb files")
+    a = p.parse_args(argv)
+    try:
+        run_all(tables=a.tables, out=a.out, force=a.force, only=a.only)
+    except NotebookError as exc:
+        print(f"notebooks failed: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

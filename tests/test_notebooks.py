@@ -1,0 +1,178 @@
+"""The companion notebooks (notebooks/*.py): each runs clean in a fresh kernel,
+its final cell really compares its values with build/tables and fails on a
+wrong number, and the site and the code download carry the executed copies.
+
+A notebook whose executed copy in build/notebooks/ was made from exactly the
+current inputs (same fingerprint: source, tables, project code, tool versions;
+`make site` writes it) is read from there; any other is executed here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from site_builder import notebooks as nbs
+from site_builder.archive import NAME as ZIP_NAME
+from site_builder.assemble import BuildError
+from site_builder.build import Inputs, build
+
+ROOT = Path(__file__).resolve().parent.parent
+DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
+CHECKED = re.compile(r"^(ok  |DIFF) (\S+)$", re.M)
+ALL_MATCH = re.compile(r"all (\d+) values match the deck's tables")
+
+
+def test_every_deck_has_a_notebook():
+    assert DECKS, "no decks found"
+    assert [p.stem for p in nbs.sources()] == DECKS
+
+
+def executed(name: str):
+    """The executed notebook for the current inputs (built copy if fresh, else run now)."""
+    source = nbs.SOURCES / f"{name}.py"
+    digest = nbs.fingerprint(source)
+    if nbs.is_fresh(source, nbs.OUT, digest):
+        return nbformat.read(str(nbs.OUT / f"{name}.ipynb"), as_version=4)
+    return nbs.execute(source)
+
+
+def final_output(nb) -> str:
+    last = [c for c in nb.cells if c.cell_type == "code"][-1]
+    return "".join(o.get("text", "") for o in last.outputs if o.get("output_type") == "stream")
+
+
+@pytest.mark.parametrize("name", DECKS)
+def test_notebook_runs_clean_and_matches_its_deck(name):
+    nb = executed(name)
+    assert nbs.errors(nb) == []
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code), "a cell did not run"
+    text = final_output(nb)
+    checked = CHECKED.findall(text)
+    match = ALL_MATCH.search(text)
+    assert match, f"{name}: the final check cell did not report success:\n{text[-2000:]}"
+    # the check is not vacuous: it names every value it compared, all ok, and there are many
+    assert int(match.group(1)) == len(checked) >= 10
+    assert all(status == "ok  " for status, _ in checked)
+    assert len({key.split(".")[0] for _, key in checked}) >= 3, "values from at least three tables"
+    # something is shown on the way: most code cells print their intermediate values
+    shown = sum(1 for c in code if any(o.get("output_type") == "stream" for o in c.outputs))
+    assert shown >= len(code) - 2
+
+
+def tampered_tables(tmp_path: Path, table: str, path: list, factor: float) -> Path:
+    tables = tmp_path / "tables"
+    shutil.copytree(nbs.TABLES, tables)
+    data = json.loads((tables / f"{table}.json").read_text(encoding="utf-8"))
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = node[path[-1]] * factor
+    (tables / f"{table}.json").write_text(json.dumps(data), encoding="utf-8")
+    return tables
+
+
+def test_a_wrong_number_in_the_deck_fails_the_notebook(tmp_path):
+    """The maps deck's target probability (0.1444295) off by 0.1 %: the fresh
+    kernel's final cell must raise and name it. Run from another folder."""
+    tables = tampered_tables(tmp_path, "maps_mlp", ["example1", "target_probability"], 1.001)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pytest.raises(nbs.NotebookError) as info:
+        nbs.execute(nbs.SOURCES / "maps.py", tables=tables, cwd=elsewhere)
+    message = str(info.value)
+    assert "maps.py" in message and "AssertionError" in message
+    assert "maps_mlp.example1.target_probability" in message
+    assert "1 value(s) differ" in message   # the other values still matched
+
+
+def tiny_notebook(folder: Path, body: str = "print(json.loads((TABLES / 't.json').read_text())['x'])") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / "tiny.py"
+    source.write_text("# %% [markdown]\n# A tiny notebook.\n\n# %%\nimport json, os\nfrom pathlib import Path\n"
+                      "TABLES = Path(os.environ['COURSE_TABLES'])\n\n# %%\n" + body + "\n", encoding="utf-8")
+    return source
+
+
+def test_only_changed_notebooks_are_executed_again(tmp_path):
+    folder, tables, out = tmp_path / "nb", tmp_path / "tables", tmp_path / "out"
+    tiny_notebook(folder)
+    tables.mkdir()
+    (tables / "t.json").write_text('{"x": 1}', encoding="utf-8")
+    first = nbs.run_all(folder, tables, out, log=lambda *_: None)
+    assert first["tiny"] is not None and (out / "tiny.ipynb").is_file()
+    nb = nbformat.read(str(out / "tiny.ipynb"), as_version=4)
+    nbformat.validate(nb)
+    assert final_output(nb) == "1\n"
+    assert nbs.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is None      # cached
+    (tables / "t.json").write_text('{"x": 2}', encoding="utf-8")                     # a table changed
+    assert nbs.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is not None
+    assert final_output(nbformat.read(str(out / "tiny.ipynb"), as_version=4)) == "2\n"
+    assert nbs.run_all(folder, tables, out, force=True, log=lambda *_: None)["tiny"] is not None
+
+
+def test_fingerprint_follows_source_tables_and_code(tmp_path):
+    source = tiny_notebook(tmp_path / "nb")
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    (tables / "t.json").write_text('{"x": 1}', encoding="utf-8")
+    root = tmp_path / "root"
+    (root / "models").mkdir(parents=True)
+    (root / "models" / "nets.py").write_text("A = 1\n", encoding="utf-8")
+    base = nbs.fingerprint(source, tables, root)
+    assert nbs.fingerprint(source, tables, root) == base
+    (tables / "t.json").write_text('{"x": 1.0}', encoding="utf-8")
+    after_table = nbs.fingerprint(source, tables, root)
+    (root / "models" / "nets.py").write_text("A = 2\n", encoding="utf-8")
+    after_code = nbs.fingerprint(source, tables, root)
+    source.write_text(source.read_text() + "\n", encoding="utf-8")
+    after_source = nbs.fingerprint(source, tables, root)
+    assert len({base, after_table, after_code, after_source}) == 4
+
+
+def test_a_failing_notebook_stops_the_step_and_writes_nothing(tmp_path):
+    folder, tables, out = tmp_path / "nb", tmp_path / "tables", tmp_path / "out"
+    tiny_notebook(folder, body="raise ValueError('deliberate')")
+    tables.mkdir()
+    (tables / "t.json").write_text('{"x": 1}', encoding="utf-8")
+    with pytest.raises(nbs.NotebookError, match=r"(?s)tiny\.py: CellExecutionError.*ValueError: deliberate"):
+        nbs.run_all(folder, tables, out, log=lambda *_: None)
+    assert not (out / "tiny.ipynb").exists()
+    assert nbs.main(["--tables", str(tmp_path / "absent")]) == 1
+
+
+def test_the_site_build_requires_the_executed_notebooks(tmp_path):
+    empty = tmp_path / "notebooks"
+    empty.mkdir()
+    with pytest.raises(BuildError, match="no executed notebooks"):
+        build(Inputs(export=None, out=tmp_path / "site", notebooks=empty))
+    assert not (tmp_path / "site").exists()
+
+
+def test_site_and_code_download_carry_the_executed_notebooks(site_dir):
+    with zipfile.ZipFile(site_dir / "downloads" / ZIP_NAME) as zf:
+        names = set(zf.namelist())
+        for name in DECKS:
+            served = site_dir / "notebooks" / f"{name}.ipynb"
+            assert served.is_file(), f"{served} missing: decks link to it"
+            nb = nbformat.read(str(served), as_version=4)
+            nbformat.validate(nb)
+            assert nbs.errors(nb) == [] and ALL_MATCH.search(final_output(nb))
+            assert served.read_bytes() == (nbs.OUT / f"{name}.ipynb").read_bytes()
+            assert f"attention-course/notebooks/{name}.py" in names
+            assert zf.read(f"attention-course/notebooks/{name}.ipynb") == served.read_bytes()
+
+
+def test_every_notebook_link_in_the_site_resolves(site_dir):
+    """Decks and reading views link to notebooks/<deck>.ipynb; each target exists."""
+    link = re.compile(r'href="([^"#?]*notebooks/[^"#?]+\.ipynb)"')
+    for page in sorted(site_dir.rglob("*.html")):
+        for href in link.findall(page.read_text(encoding="utf-8")):
+            assert (page.parent / href).resolve().is_file(), f"{page.relative_to(site_dir)} links to missing {href}"

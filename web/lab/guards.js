@@ -1,0 +1,101 @@
+// Checks at the edge of the lab's API and of its input files: every bad value
+// gets a message that names it, before anything on the page changes.
+
+export const BACKENDS = ['auto', 'webgpu', 'wasm'];
+// Below this, softmax(logits / T) overflows to a one-hot (or NaN) distribution:
+// use greedy decoding instead.
+export const MIN_TEMPERATURE = 1e-3;
+export const MAX_TEMPERATURE = 100;
+export const MAX_BENCH_RUNS = 10000;
+
+const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+
+export function checkBackend(choice) {
+  if (typeof choice !== 'string' || !BACKENDS.includes(choice)) {
+    throw new Error(`unknown backend ${show(choice)}; use "auto", "webgpu" or "wasm"`);
+  }
+  return choice;
+}
+
+// kind must be one of the build's models: an own property, never an inherited
+// name such as "constructor" or "__proto__".
+export function checkKind(metadata, kind) {
+  if (typeof kind !== 'string' || !Object.hasOwn(metadata.models, kind) || !metadata.order.includes(kind)) {
+    throw new Error(`unknown model ${show(kind)}; use one of ${metadata.order.map((k) => `"${k}"`).join(', ')}`);
+  }
+  return kind;
+}
+
+export function checkTemperature(t) {
+  if (!(typeof t === 'number' && Number.isFinite(t) && t >= MIN_TEMPERATURE && t <= MAX_TEMPERATURE)) {
+    throw new Error(`temperature must be a number from ${MIN_TEMPERATURE} to ${MAX_TEMPERATURE} (got ${show(t)}); ` +
+      'for the single most likely token use greedy mode');
+  }
+  return t;
+}
+
+export function checkRuns(runs) {
+  if (!(Number.isInteger(runs) && runs >= 1 && runs <= MAX_BENCH_RUNS)) {
+    throw new Error(`runs must be an integer from 1 to ${MAX_BENCH_RUNS} (got ${show(runs)})`);
+  }
+  return runs;
+}
+
+// One context: `context` integer IDs in [0, vocabSize).
+export function checkIds(ids, vocabSize, context, what = 'context') {
+  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new Error(`${what} must be an array of token IDs`);
+  if (ids.length !== context) throw new Error(`${what} must hold ${context} token IDs, got ${ids.length}`);
+  for (let j = 0; j < ids.length; j++) {
+    const id = ids[j];
+    if (!(Number.isInteger(id) && id >= 0 && id < vocabSize)) {
+      throw new Error(`token IDs must be integers from 0 to ${vocabSize - 1}; ${what} slot ${j} holds ${show(id)}`);
+    }
+  }
+  return ids;
+}
+
+function fail(file, field, what) {
+  throw new Error(`${file}: field "${field}" ${what} (rebuild the site with \`make site\`)`);
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isCount = (v) => Number.isInteger(v) && v > 0;
+const isSha = (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
+// onnx/metadata.json, as far as the lab reads it.
+export function checkMetadata(m, file = 'onnx/metadata.json') {
+  if (!isObject(m)) throw new Error(`${file}: expected a JSON object, got ${Array.isArray(m) ? 'an array' : typeof m}`);
+  if (!Array.isArray(m.order) || !m.order.length || !m.order.every((k) => typeof k === 'string')) {
+    fail(file, 'order', 'must be a non-empty list of model names');
+  }
+  if (!isObject(m.models)) fail(file, 'models', 'must be an object with one entry per model');
+  for (const kind of m.order) {
+    if (!Object.hasOwn(m.models, kind) || !isObject(m.models[kind])) fail(file, `models.${kind}`, 'is missing');
+    const e = m.models[kind];
+    if (typeof e.file !== 'string' || !/^[\w.-]+$/.test(e.file)) fail(file, `models.${kind}.file`, 'must be a plain file name');
+    if (!isSha(e.sha256)) fail(file, `models.${kind}.sha256`, 'must be 64 lowercase hex digits');
+    if (!isCount(e.bytes)) fail(file, `models.${kind}.bytes`, 'must be a positive integer');
+    if (typeof e.label !== 'string') fail(file, `models.${kind}.label`, 'must be a string');
+  }
+  if (!isCount(m.vocab_size)) fail(file, 'vocab_size', 'must be a positive integer');
+  if (m.context !== undefined && !isCount(m.context)) fail(file, 'context', 'must be a positive integer');
+  if (!isObject(m.special_ids) || !Number.isInteger(m.special_ids.EOS)) fail(file, 'special_ids.EOS', 'must be an integer');
+  if (!Array.isArray(m.banned_ids)) fail(file, 'banned_ids', 'must be a list of IDs');
+  return m;
+}
+
+// vendor/onnxruntime-web/runtimes.json (site_builder/assemble.py).
+export function checkRuntimeManifest(m, file = 'vendor/onnxruntime-web/runtimes.json') {
+  if (!isObject(m)) throw new Error(`${file}: expected a JSON object`);
+  if (!isObject(m.builds)) fail(file, 'builds', 'must be an object');
+  for (const b of ['wasm', 'webgpu']) {
+    const e = m.builds[b];
+    if (!isObject(e)) fail(file, `builds.${b}`, 'is missing');
+    for (const key of ['module', 'glue', 'wasm']) {
+      if (typeof e[key] !== 'string' || !/^[\w.-]+$/.test(e[key])) fail(file, `builds.${b}.${key}`, 'must be a plain file name');
+    }
+    if (!isCount(e.bytes)) fail(file, `builds.${b}.bytes`, 'must be a positive integer');
+    if (!isSha(e.sha256)) fail(file, `builds.${b}.sha256`, 'must be 64 lowercase hex digits');
+  }
+  return m;
+}
