@@ -200,3 +200,28 @@ def test_the_test_targets_sentence_counts_the_test_windows():
     want = audit["splits"]["test"]["windows"]
     for source, text in counts:
         assert text.replace(",", "") == str(want), f"{source} prints {text} test targets; the test split has {want:,} windows"
+
+
+def test_the_results_takeaway_word_follows_the_measured_means():
+    """The real results deck, rendered twice: with the measured means, and with
+    the four-head and one-head means swapped. The word that says which way four
+    heads move perplexity must follow the numbers printed beside it, so a typed
+    "lower"/"raise" (or a flipped word pair) fails."""
+    from site_builder.build import load_tables  # noqa: PLC0415
+    inp = Inputs()
+    tables = load_tables(inp.tables, inp.root)
+    worked = tables["results_worked"]
+    if not worked.get("available"):
+        pytest.fail("results_worked is not available: run `make site` (export.tables) first")
+    flipped = dict(tables, results_worked=dict(worked, mean=worked["baseline_mean"], baseline_mean=worked["mean"]))
+    sentence = re.compile(r"four heads give a [\d.]+% (\w+) mean test perplexity than one head \(([\d.]+) vs ([\d.]+)\)")
+    words = []
+    for t in (tables, flipped):
+        renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
+        text = re.sub(r"<[^>]+>", "", html_of(renderer.render_file(inp.content / "decks" / "results.md", t)))
+        found = sentence.search(text)
+        assert found, "the results takeaway comparing four heads with one head is gone"
+        word, four, one = found.group(1), float(found.group(2)), float(found.group(3))
+        assert word == ("lower" if four < one else "higher"), found.group(0)
+        words.append(word)
+    assert words[0] != words[1]
