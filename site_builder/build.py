@@ -89,7 +89,7 @@ def copy_notebooks(inp: Inputs, staging: Path) -> list[Path]:
 
 def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
     assemble.vendor(staging, inp.node_modules)
-    assemble.write_runtime_manifest(staging)
+    assemble.write_runtime_manifest(staging, inp.node_modules)
     assemble.copy_web(staging, inp.web)
     if inp.export is not None:
         assemble.copy_export(staging, inp.export)
