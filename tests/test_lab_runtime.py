@@ -13,6 +13,7 @@ import pytest
 
 from conftest import BASE_FLAGS, CHROMIUM, PageWatch
 from site_builder.serve import start_server
+from models.settings import SITE_ONNX
 from test_lab_browser import call, open_lab
 
 KINDS = ["mlp", "attn1", "attn4"]
@@ -82,11 +83,11 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
-        os.symlink(f, site / "models" / f.name)
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
+        os.symlink(f, site / SITE_ONNX / f.name)
     server, url = start_server(site)
     try:
         context = browser.new_context()
@@ -252,13 +253,13 @@ def _site_with_metadata(site_dir: Path, root: Path, metadata: str) -> Path:
     site = root / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
         if f.name != "metadata.json":
-            os.symlink(f, site / "models" / f.name)
-    (site / "models" / "metadata.json").write_text(metadata, encoding="utf-8")
+            os.symlink(f, site / SITE_ONNX / f.name)
+    (site / SITE_ONNX / "metadata.json").write_text(metadata, encoding="utf-8")
     return site
 
 
