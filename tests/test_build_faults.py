@@ -162,6 +162,23 @@ def test_a_read_only_build_folder_gives_a_message_not_a_traceback(mini, capsys, 
     assert snapshot(out) == before
 
 
+def test_a_read_only_build_folder_stops_tables_and_export_with_a_message(tmp_path, monkeypatch, capsys):
+    import export.__main__ as export_cli
+    import export.tables.__main__ as tables_cli
+    out = tmp_path / "build" / "tables"
+    monkeypatch.setattr(tables_cli, "compute_all", lambda only=None: {"t": "{}\n"})
+
+    def read_only(self, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    assert tables_cli.main(["--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "Read-only file system" in err and str(out.parent) in err
+    assert export_cli.main(["--out", str(tmp_path / "build" / "export")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "Read-only file system" in err and "was left as it was" in err
+
+
 # ------------------------------------------------------------------ serving
 
 def test_a_busy_port_is_named_with_the_way_out(mini, capsys):
