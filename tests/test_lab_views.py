@@ -303,6 +303,6 @@ def test_slide_links_land_on_the_slides_that_teach_them(lab, site_dir):
         now = [i for i, h in headings.items() if h == spec["title"]]
         assert headings.get(spec["index"]) == spec["title"], \
             f"web/lab/slides.js {key}: slide {spec['index']} of {spec['deck']} is {headings.get(spec['index'])!r}; " \
-            f"{spec['title']!r} is now at {now or 'no slide'}
+            f"{spec['title']!r} is now at {now or 'no slide'}"
     for key, href in hrefs:
         assert href == f"../decks/{slides[key]['deck']}.html#/{slides[key]['index']}"
