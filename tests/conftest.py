@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 import pytest
 
 from site_builder.serve import start_server
-from models.settings import SITE_DIR as SITE
+from models.settings import ROOT, SITE_DIR as SITE  # ROOT: other tests import it from here
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 BASE_FLAGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
