@@ -7,7 +7,7 @@ WHEELS := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 PORT ?= 8000
 
-.PHONY: all deps site notebooks serve test train train-resume bench clean
+.PHONY: all deps site notebooks serve test mutate train train-resume bench clean
 
 all: site
 
@@ -41,6 +41,12 @@ serve: site
 
 test: site
 	$(PY) -m pytest -q
+
+# mutation testing of the pure code (slow, not part of `make test`): mutmut and
+# Stryker; prints a mutation score per module and the surviving mutants
+mutate: deps
+	$(PY) -m pip install --quiet $(PIP_FLAGS) -e ".[mutate]"
+	$(PY) tests/mutate.py
 
 train: deps
 	$(PY) -m models.train --profile course --fresh

@@ -27,6 +27,17 @@ from .settings import BUILD_DIR, CHECKPOINT_SEED, CLIP_NORM, MODELS_DIR, OPTIMIZ
 EVAL_BATCH = 4096
 
 
+def optimizer_settings(kind: str) -> tuple[float, float]:
+    """The protocol's (learning rate, weight decay) for a model kind."""
+    return OPTIMIZER[kind]
+
+
+def eval_steps(profile: Profile) -> set[int]:
+    """The updates after which validation loss is measured: the first, every
+    eval_every-th, and the last."""
+    return {1} | set(range(profile.eval_every, profile.steps + 1, profile.eval_every)) | {profile.steps}
+
+
 def out_paths(out_dir: Path) -> dict[str, Path]:
     return {"results": out_dir / "results.json", "audit": out_dir / "corpus_audit.json",
             "checkpoints": out_dir / "checkpoints"}
@@ -54,12 +65,12 @@ def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: in
     """One run. Returns (record, model restored to its best-validation state)."""
     torch.manual_seed(seed)
     model = build(kind, C=vocab_size)
-    lr, wd = OPTIMIZER[kind]
+    lr, wd = optimizer_settings(kind)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=wd)
     Xtr, ytr = data["train"]
     Xva, yva = data["val"]
     gen = torch.Generator().manual_seed(seed)
-    eval_steps = {1} | set(range(profile.eval_every, profile.steps + 1, profile.eval_every)) | {profile.steps}
+    evals = eval_steps(profile)
     trace, best_loss, best_state, best_step = [], math.inf, None, 0
     running, n_running = 0.0, 0
     start = time.perf_counter()
@@ -72,7 +83,7 @@ def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: in
         torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP_NORM)
         opt.step()
         running, n_running = running + loss.item(), n_running + 1
-        if step in eval_steps:
+        if step in evals:
             val = mean_loss(model, Xva, yva)
             trace.append({"step": step, "val_loss": val, "train_loss": running / n_running})
             running, n_running = 0.0, 0

@@ -2,6 +2,7 @@ import gzip
 import json
 
 import pytest
+import torch
 
 from models import corpus
 from models.corpus import DataError, load_stories, make_windows, prepare
@@ -109,3 +110,33 @@ def test_course_profile_settings():
     assert (p.n_stories, p.vocab_size, p.steps, p.batch_size, p.eval_every, p.val_windows) == \
         (6000, 4000, 6000, 512, 750, 20000)
     assert p.seeds == (11, 29, 47)
+
+
+def test_split_rule_is_the_documented_hash_for_every_bucket():
+    """split_of is int(SHA-256('split-<seed>:' + text)[:8], 16) % 10: 0-7 train,
+    8 validation, 9 test, checked on texts that land in each of the ten buckets."""
+    import hashlib
+    seen = {}
+    for i in range(400):
+        text = f"story number {i}"
+        bucket = int(hashlib.sha256(f"split-{corpus.SEED}:{text}".encode()).hexdigest()[:8], 16) % 10
+        seen.setdefault(bucket, []).append(text)
+        assert corpus.split_of(text) == ("train" if bucket <= 7 else "validation" if bucket == 8 else "test")
+    assert sorted(seen) == list(range(10))
+    assert corpus.SEED == 20240 and corpus.split_of("é") == corpus.split_of("é")
+    assert corpus._key("select", "a b") == hashlib.sha256("select-20240:a b".encode("utf-8")).hexdigest()
+
+
+def test_corpus_windows_are_make_windows_of_the_split_ids():
+    from models.tokenizer import Vocab
+    stories = {"train": [{"ids": [1, 4, 5, 2]}], "validation": [{"ids": [1, 6, 2]}, {"ids": [1, 2]}], "test": []}
+    c = corpus.Corpus(corpus.PROFILES["smoke"], Vocab(["<PAD>", "<BOS>", "<EOS>", "<UNK>"]), stories)
+    assert c.ids("validation") == [[1, 6, 2], [1, 2]]
+    X, y = c.windows("validation")
+    assert X.shape == (3, 64) and y.tolist() == [6, 2, 2]
+    assert X[0, -1] == 1 and X[1, -2:].tolist() == [1, 6] and X[2, -1] == 1
+    X, y = c.windows("test")
+    assert X.shape == (0, 64) and y.shape == (0,) and X.dtype == y.dtype == torch.int32
+    X, y = make_windows([[1], [1, 7, 2]], context=3)                  # a story with one ID has no target
+    assert X.tolist() == [[0, 0, 1], [0, 1, 7]] and y.tolist() == [7, 2]
+    assert make_windows([], context=5)[0].shape == (0, 5)

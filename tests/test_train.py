@@ -7,24 +7,71 @@ import statistics
 
 import pytest
 import torch
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from models.checkpoints import CHECKPOINT_DIR, CheckpointError, load_checkpoint, load_vocab
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS, build, count_parameters
-from models.train import MODELS_DIR, aggregate, mean_loss, run_protocol
+from models import train
+from models.train import MODELS_DIR, aggregate, mean_loss, run_protocol, validation_slice
+from test_protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 
 # The smoke profile (what CI trains), with the checkpoint seed only.
 SMOKE = dataclasses.replace(PROFILES["smoke"], seeds=(11,))
 
 
+class ProtocolSpy:
+    """Watches the smoke run from outside without changing it: the model each
+    optimizer updates, every clip_grad_norm_ call, and at every optimizer step
+    the gradient norm and the optimizer's settings."""
+
+    def __init__(self):
+        self.models, self.clips, self.updates = [], {}, {}
+        self._build, self._clip = train.build, torch.nn.utils.clip_grad_norm_
+
+    def kind_of(self, params) -> str:
+        ids = {id(p) for p in params}
+        kinds = [k for k, m in self.models if ids == {id(p) for p in m.parameters()}]
+        assert kinds, "an optimizer or clip call covers other than all parameters of one model"
+        return kinds[-1]
+
+    def build(self, kind, *args, **kwargs):
+        model = self._build(kind, *args, **kwargs)
+        self.models.append((kind, model))
+        return model
+
+    def clip(self, parameters, max_norm, *args, **kwargs):
+        parameters = list(parameters)
+        total = self._clip(parameters, max_norm, *args, **kwargs)
+        self.clips.setdefault(self.kind_of(parameters), []).append(
+            {"max_norm": max_norm, "other_args": (args, kwargs), "norm_before": float(total)})
+        return total
+
+    def before_step(self, optimizer, args, kwargs):
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        grads = [p.grad.detach().flatten() for p in params if p.grad is not None]
+        self.updates.setdefault(self.kind_of(params), []).append({
+            "optimizer": type(optimizer).__name__, "grad_norm": float(torch.linalg.vector_norm(torch.cat(grads))),
+            "settings": [(g["lr"], g["weight_decay"]) for g in optimizer.param_groups]})
+
+
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("smoke")
-    return out, run_protocol(SMOKE, out, kinds=KINDS, progress=False)
+    spy = ProtocolSpy()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(train, "build", spy.build)
+        mp.setattr(torch.nn.utils, "clip_grad_norm_", spy.clip)
+        hook = register_optimizer_step_pre_hook(spy.before_step)
+        try:
+            results = run_protocol(SMOKE, out, kinds=KINDS, progress=False)
+        finally:
+            hook.remove()
+    return out, results, spy
 
 
 def test_training_lowers_validation_loss_and_records_everything(smoke_run):
-    out, results = smoke_run
+    out, results, _ = smoke_run
     assert [r["kind"] for r in results["runs"]] == list(KINDS)
     for run in results["runs"]:
         trace = run["val_trace"]
@@ -40,7 +87,7 @@ def test_training_lowers_validation_loss_and_records_everything(smoke_run):
 
 
 def test_same_seed_gives_same_numbers(smoke_run, tmp_path):
-    _, first = smoke_run
+    _, first, _ = smoke_run
     again = run_protocol(SMOKE, tmp_path, kinds=("attn4",), progress=False)
     a = next(r for r in first["runs"] if r["kind"] == "attn4")
     b = again["runs"][0]
@@ -48,13 +95,13 @@ def test_same_seed_gives_same_numbers(smoke_run, tmp_path):
 
 
 def test_resume_skips_recorded_runs(smoke_run):
-    out, first = smoke_run
+    out, first, _ = smoke_run
     again = run_protocol(SMOKE, out, kinds=KINDS, progress=False)
     assert again["runs"] == first["runs"]
 
 
 def test_checkpoint_round_trip(smoke_run):
-    out, results = smoke_run
+    out, results, _ = smoke_run
     test_windows = prepare(SMOKE).windows("test")
     vocab = load_vocab(out / "checkpoints")
     for run in results["runs"]:
@@ -68,7 +115,7 @@ def test_checkpoint_round_trip(smoke_run):
 
 
 def test_corrupt_and_missing_checkpoints_give_clear_errors(smoke_run, tmp_path):
-    out, _ = smoke_run
+    out, _, _ = smoke_run
     import shutil
     ck = tmp_path / "checkpoints"
     shutil.copytree(out / "checkpoints", ck)
@@ -86,6 +133,44 @@ def test_corrupt_and_missing_checkpoints_give_clear_errors(smoke_run, tmp_path):
     (ck / "vocab.json").unlink()
     with pytest.raises(CheckpointError, match=r"vocab\.json"):
         load_vocab(ck)
+
+
+def test_saved_checkpoints_score_the_recorded_best_val_loss(smoke_run):
+    """The checkpoint is the restored best-validation state: its loss on the
+    validation slice is the recorded val_loss (tests/test_protocol.py checks the
+    same on a run whose best step is not the last)."""
+    out, results, _ = smoke_run
+    val = validation_slice(*prepare(SMOKE).windows("validation"), SMOKE.val_windows)
+    assert len(val[1]) == SMOKE.val_windows
+    for run in results["runs"]:
+        model, _ = load_checkpoint(run["kind"], out / "checkpoints")
+        assert math.isclose(mean_loss(model, *val), run["val_loss"], rel_tol=1e-6), run["kind"]
+
+
+def test_every_update_is_clipped_to_norm_1(smoke_run):
+    _, results, spy = smoke_run
+    assert sorted(spy.updates) == sorted(spy.clips) == sorted(KINDS)
+    for kind in KINDS:
+        updates, clips = spy.updates[kind], spy.clips[kind]
+        assert len(updates) == len(clips) == SMOKE.steps, kind       # one clip before each update
+        assert all(c["max_norm"] == PROTOCOL_CLIP_NORM and c["other_args"] == ((), {}) for c in clips), kind
+        # clipping had work to do (the check is not vacuous) ...
+        assert sum(c["norm_before"] > 2 * PROTOCOL_CLIP_NORM for c in clips) >= 3, kind
+        for step, (c, u) in enumerate(zip(clips, updates), 1):
+            # ... and the gradient the optimizer steps with has norm min(norm before, 1.0)
+            assert u["grad_norm"] <= PROTOCOL_CLIP_NORM * (1 + 1e-5), (kind, step, u["grad_norm"])
+            expected = min(c["norm_before"], PROTOCOL_CLIP_NORM)
+            assert math.isclose(u["grad_norm"], expected, rel_tol=1e-4), (kind, step, u["grad_norm"], expected)
+
+
+def test_each_run_uses_and_records_its_kinds_protocol_settings(smoke_run):
+    _, results, spy = smoke_run
+    for run in results["runs"]:
+        kind = run["kind"]
+        assert (run["lr"], run["weight_decay"]) == PROTOCOL_OPTIMIZER[kind], kind
+        updates = spy.updates[kind]
+        assert {u["optimizer"] for u in updates} == {"AdamW"}, kind
+        assert all(u["settings"] == [PROTOCOL_OPTIMIZER[kind]] for u in updates), kind
 
 
 # ---------------------------------------------------------------- the committed course results
@@ -108,6 +193,7 @@ def test_committed_results_follow_the_protocol(committed):
         assert (run["selected_step"], run["val_loss"]) == (best["step"], best["val_loss"])
         assert math.isclose(run["test_perplexity"], math.exp(run["test_loss"]))
         assert run["train_seconds"] > 0 and run["torch_version"].startswith("2.13.0") and run["device"]
+        assert (run["lr"], run["weight_decay"]) == PROTOCOL_OPTIMIZER[run["kind"]], (run["kind"], run["seed"])
     # the aggregate is the sample mean and SD over the three seeds, perplexity averaged per run
     assert committed["aggregate"] == aggregate(runs)
     for kind in KINDS:
