@@ -14,7 +14,6 @@ import pytest
 from conftest import BASE_FLAGS, CHROMIUM, PageWatch
 from models.settings import SITE_ONNX
 from site_builder.serve import start_server
-from models.settings import SITE_ONNX
 from test_lab_browser import call, open_lab
 
 KINDS = ["mlp", "attn1", "attn4"]
