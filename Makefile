@@ -56,7 +56,7 @@ train-resume: deps
 
 # measures the built site, then rebuilds the slides that quote the new numbers
 bench: site
-	$(PY) -m export.bench
+	$(PY) -m bench
 	$(PY) -m export.tables
 	$(PY) -m site_builder.notebooks
 	$(PY) -m site_builder

@@ -32,7 +32,7 @@ from .presets import build_presets
 
 CACHE = "cache.json"
 OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json") + tuple(f"{k}.onnx" for k in KINDS)
-# Sources whose change changes the output (bench.py does not).
+# Sources whose change changes the output.
 SOURCES = [ROOT / "export" / name for name in ("__init__.py", "__main__.py", "pipeline.py", "onnx_export.py",
                                                "decoding.py", "parity.py", "presets.py", "metadata.py")]
 SOURCES += [ROOT / "models" / name for name in ("nets.py", "tokenizer.py", "corpus.py", "checkpoints.py",

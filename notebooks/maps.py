@@ -33,8 +33,9 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from models.corpus import ROOT, make_windows
+from models.corpus import make_windows
 from models.nets import CausalAttentionLM, FixedWindowMLP
+from models.settings import ROOT, TABLES_DIR
 from models.tokenizer import SPECIALS, Vocab, tokenize
 
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=110)
@@ -302,7 +303,7 @@ def same(a, b):
     return a == b
 
 
-TABLES = Path(os.environ.get("COURSE_TABLES", ROOT / "build" / "tables"))
+TABLES = Path(os.environ.get("COURSE_TABLES", TABLES_DIR))
 shown = TABLES.relative_to(ROOT) if TABLES.is_relative_to(ROOT) else TABLES
 bad = [key for key, value in got.items() if not same(value, lookup(key))]
 for key in got:

@@ -15,8 +15,9 @@
 # hand-designed toy model from scratch with numpy and recomputes what the slides
 # show: the last-token baseline, the fixed window's parameter count, pooled
 # averages, queries, keys and values, the attention weights at "bank" in the
-# river and cheque sentences, score scaling and its simulation, the causal mask,
-# the matrix form, the prediction, and positions (sinusoidal and RoPE).
+# river and cheque sentences, score scaling (its simulation and the divisor
+# dial), the causal mask, the matrix form, the prediction, and positions (the
+# swap experiments and RoPE).
 #
 # Nothing here is trained: every weight is a teaching value chosen by hand so
 # that the lesson is visible. The last cell compares the results with the tables
@@ -29,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.corpus import ROOT
+from models.settings import ROOT, TABLES_DIR
 
 np.set_printoptions(precision=4, suppress=True, linewidth=110)
 got = {}   # what this notebook computes; checked against the deck at the end
@@ -219,6 +220,18 @@ print("weights at 'bank' without the division:", softmax(r["raw"]))
 got["part2_scaling.bank.weights_unscaled"] = softmax(r["raw"]).tolist()
 
 # %% [markdown]
+# The divisor is a dial: dividing the cheque sentence's raw scores at "bank" by
+# more flattens the weights, by less sharpens them. sqrt(d_k) = sqrt(3) is one
+# setting among them.
+
+# %%
+raw = attention_row(embed(CHEQUE)[:BANK], BANK)["raw"]
+for n, divisor in enumerate((0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)):
+    w = softmax(raw / divisor)
+    print(f"divide by {divisor:3.1f}: top weight {w.max():.3f}  ", " ".join(f"{x:.3f}" for x in w))
+    got[f"part2_divisor.settings.{n}.weights"] = w.tolist()
+
+# %% [markdown]
 # ## 7. The causal mask
 #
 # Row 5 ("the") may look at positions 1..5 only. Without the mask most of its
@@ -288,6 +301,26 @@ for label, pos in (("with", True), ("without", False)):
     got[f"part2_positions.runs.{label}.max_difference"] = float(np.abs(pa - pb).max())
 
 
+# %% [markdown]
+# The same in two coordinates you can check by eye: tokens A = (1, 0),
+# B = (0, 1) and a query token q = (0.6, 0.8), identity projections (q, k and v
+# are the rows themselves). Swapping A and B changes the final query's message
+# only when the position vectors (sin i, cos i) are added.
+
+# %%
+TWO_D = {"A": np.array([1.0, 0.0]), "B": np.array([0.0, 1.0]), "q": np.array([0.6, 0.8])}
+for order in (("A", "B", "q"), ("B", "A", "q")):
+    for with_positions in (True, False):
+        rows = np.array([TWO_D[t] for t in order])
+        if with_positions:
+            rows = rows + np.array([[math.sin(i), math.cos(i)] for i in range(1, 4)])
+        weights = softmax(rows @ rows[-1])
+        message = weights @ rows
+        key = f"{''.join(order[:2])}_{'pos' if with_positions else 'nopos'}"
+        print(f"{' '.join(order)}, positions {'yes' if with_positions else 'no ':3s}: weights {weights}, message {message}")
+        got[f"part2_swap2d.runs.{key}.message"] = message.tolist()
+
+
 def rope(i, d=4, base=10000.0):
     R = np.zeros((d, d))
     for k, theta in enumerate(base ** (-np.arange(0, d, 2) / d)):
@@ -328,7 +361,7 @@ def same(a, b):
     return a == b
 
 
-TABLES = Path(os.environ.get("COURSE_TABLES", ROOT / "build" / "tables"))
+TABLES = Path(os.environ.get("COURSE_TABLES", TABLES_DIR))
 shown = TABLES.relative_to(ROOT) if TABLES.is_relative_to(ROOT) else TABLES
 bad = [key for key, value in got.items() if not same(value, lookup(key))]
 for key in got:

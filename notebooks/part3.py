@@ -17,9 +17,9 @@
 # 1. why one head is not enough: the river/fisherman value toy;
 # 2. the fisherman worksheet: ten tokens, width 4, two heads of width 2;
 # 3. the TinyStories pipeline at C = 4,000 and T = 64: deduplicate, select,
-#    split, fit the vocabulary, count windows;
-# 4. one forward pass and one training step of the committed four-head model,
-#    and its first generation step for "Lily found".
+#    split, fit the vocabulary, count windows, and which windows training draws;
+# 4. one forward pass (and the cost of attention), one training step of the
+#    committed four-head model, and its first generation step for "Lily found".
 #
 # The project's data loader, tokenizer, model class and checkpoint loader are
 # imported; every step in between is written out here. The last cell compares
@@ -37,9 +37,9 @@ import torch
 import torch.nn.functional as F
 
 from models.checkpoints import load_checkpoint, load_vocab
-from models.corpus import ROOT, load_stories, make_windows
+from models.corpus import load_stories, make_windows
+from models.settings import CONTEXT, OPTIMIZER, ROOT, TABLES_DIR
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID, Vocab, normalize, tokenize
-from models.train import OPTIMIZER
 
 np.set_printoptions(precision=4, suppress=True, linewidth=110)
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=110)
@@ -146,7 +146,7 @@ assert vocab.itos == committed.itos, "the refitted vocabulary differs from the c
 
 windows = {}
 for name, stories in splits.items():
-    X_split, y_split = make_windows([vocab.encode_story(s["norm"]) for s in stories], context=64)
+    X_split, y_split = make_windows([vocab.encode_story(s["norm"]) for s in stories], context=CONTEXT)
     windows[name] = len(y_split)
 print("windows (one per target):", windows, " total", sum(windows.values()))
 got["part3_corpus.audit.pool_stories"] = len(pool)
@@ -154,6 +154,27 @@ got["part3_corpus.audit.selected_stories"] = len(selected)
 got["part3_corpus.audit.documents"] = {name: len(s) for name, s in splits.items()}
 got["part3_corpus.audit.windows"] = windows
 got["part3_corpus.audit.vocab_size"] = len(vocab)
+
+# %% [markdown]
+# ### Which windows does training see?
+#
+# Each of the 6,000 updates draws 512 training windows uniformly at random, with
+# replacement (seed 11, the generator and call of `models/train.py`). Some
+# windows are drawn several times, some never: about (1 - 1/N)^draws of them.
+
+# %%
+n_train = windows["train"]
+generator = torch.Generator().manual_seed(11)
+drawn = torch.stack([torch.randint(0, n_train, (512,), generator=generator) for _ in range(6000)])
+counts = torch.bincount(drawn.flatten(), minlength=n_train)
+expected = 100 * math.exp(drawn.numel() * math.log1p(-1 / n_train))
+print(f"{drawn.numel():,} draws over {n_train:,} windows: {int((counts > 0).sum()):,} distinct, "
+      f"{int((counts == 0).sum()):,} never drawn ({float((counts == 0).float().mean()) * 100:.2f} %, "
+      f"expected {expected:.2f} %); the most drawn window {int(counts.max())} times")
+got["part3_sampling.distinct_drawn"] = int((counts > 0).sum())
+got["part3_sampling.never_drawn"] = int((counts == 0).sum())
+got["part3_sampling.expected_never_percent"] = expected
+got["part3_sampling.most_draws"] = int(counts.max())
 
 # %% [markdown]
 # ## 4. The four-head model: one forward pass
@@ -167,7 +188,7 @@ got["part3_corpus.audit.vocab_size"] = len(vocab)
 model, info = load_checkpoint("attn4")
 print("checkpoint: seed", info["seed"], "selected step", info["selected_step"], model.config)
 prefixes = [["<BOS>", "lily", "found"], ["<BOS>", "lily", "found", "a"]]
-X = torch.tensor([[PAD_ID] * (64 - len(p)) + vocab.encode_tokens(p) for p in prefixes])
+X = torch.tensor([[PAD_ID] * (CONTEXT - len(p)) + vocab.encode_tokens(p) for p in prefixes])
 y = torch.tensor(vocab.encode_tokens(["a", "red"]))
 print("X", tuple(X.shape), "last six slots:", X[:, -6:].tolist(), " y", y.tolist())
 with torch.no_grad():
@@ -182,6 +203,23 @@ print(f"loss {float(loss):.4f}; p(target) {p_target.tolist()}")
 got["part3_batch.model.found_weights"] = found.tolist()
 got["part3_batch.model.loss"] = float(loss)
 got["part3_batch.model.target_probabilities"] = p_target.tolist()
+
+# %% [markdown]
+# Full-sequence attention costs T x T x D multiply-adds for the scores (Q K^T)
+# and again for the mixing (A V), whatever the number of heads (each head does
+# T x T x d_k with d_k = D / heads); only the stored weights grow with the
+# heads. Our models score only the final query: 2 x T x D.
+
+# %%
+T_, D_, n_heads = CONTEXT, model.config["d"], model.config["n_heads"]
+d_k = D_ // n_heads
+scores_madds = mixing_madds = n_heads * T_ * T_ * d_k
+print(f"scores {scores_madds:,} + mixing {mixing_madds:,} = {scores_madds + mixing_madds:,} multiply-adds "
+      f"(T²D = {T_ * T_ * D_:,}); weights stored: one head {T_ * T_:,}, {n_heads} heads {n_heads * T_ * T_:,}; "
+      f"final query only: {2 * T_ * D_:,}")
+got["part3_cost.total_madds"] = scores_madds + mixing_madds
+got["part3_cost.T2D"] = T_ * T_ * D_
+got["part3_cost.final_query_madds"] = 2 * T_ * D_
 
 # %% [markdown]
 # ## 5. One training step
@@ -211,7 +249,7 @@ got["part3_batch.model.loss_after_step"] = after
 
 # %%
 history = [BOS_ID] + vocab.encode("Lily found")
-context = torch.tensor([[PAD_ID] * (64 - len(history)) + history])
+context = torch.tensor([[PAD_ID] * (CONTEXT - len(history)) + history])
 with torch.no_grad():
     logits = model(context)[0]
 logits[[PAD_ID, BOS_ID, UNK_ID]] = float("-inf")
@@ -254,7 +292,7 @@ def same(a, b):
     return a == b
 
 
-TABLES = Path(os.environ.get("COURSE_TABLES", ROOT / "build" / "tables"))
+TABLES = Path(os.environ.get("COURSE_TABLES", TABLES_DIR))
 shown = TABLES.relative_to(ROOT) if TABLES.is_relative_to(ROOT) else TABLES
 bad = [key for key, value in got.items() if not same(value, lookup(key))]
 for key in got:

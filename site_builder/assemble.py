@@ -55,12 +55,12 @@ def vendor(staging: Path, node_modules: Path = NODE_MODULES) -> None:
             shutil.copy2(license_file, dest / "LICENSE")
 
 
-def write_runtime_manifest(staging: Path) -> None:
+def write_runtime_manifest(staging: Path, node_modules: Path = NODE_MODULES) -> None:
     """vendor/onnxruntime-web/runtimes.json: per runtime its files, and the size
     and SHA-256 of its .wasm, so the lab states the download size before it
     starts and checks the runtime it reads back from its offline cache."""
     folder = staging / "vendor" / "onnxruntime-web"
-    package = json.loads((NODE_MODULES / "onnxruntime-web" / "package.json").read_text(encoding="utf-8"))
+    package = json.loads((node_modules / "onnxruntime-web" / "package.json").read_text(encoding="utf-8"))
     builds = {}
     for runtime, (module, glue, wasm) in ORT_BUILDS.items():
         data = (folder / wasm).read_bytes()

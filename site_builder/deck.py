@@ -28,6 +28,12 @@ CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
 PLACEHOLDER = re.compile(r"<p>@@S(\d+)@@</p>|@@S(\d+)@@")
 BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
 LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
+# m.compare's words: the first word of `less` must say "smaller", of `more` "larger",
+# so swapping them (a deck that says four heads "raise" a smaller perplexity) stops the build
+LESS_WORDS = {"lower", "lowers", "smaller", "fewer", "less", "shorter", "below", "under", "cuts", "reduces",
+              "drops", "falls", "decreases"}
+MORE_WORDS = {"higher", "raises", "raise", "larger", "more", "greater", "longer", "above", "over", "increases",
+              "grows", "rises"}
 MARKER = re.compile("\ue000(\\d+)\ue001")
 
 
@@ -149,6 +155,10 @@ class Renderer:
         vb, sb = resolve(self.data, b)
         if sa is None or sb is None or not is_plain_number(va) or not is_plain_number(vb):
             raise ValueError(f"m.compare needs two numbers read from tables (got {a!r}, {b!r})")
+        for word, allowed, side in ((less, LESS_WORDS, "a < b"), (more, MORE_WORDS, "a > b")):
+            if word.split()[0].lower() not in allowed:
+                raise ValueError(f"m.compare: {word!r} is not a word for {side} (use one of "
+                                 f"{', '.join(sorted(allowed))}); the words follow the order of a and b")
         if va == vb and same is None:
             raise ValueError(f"m.compare: {sa} equals {sb} and no word for 'same' was given")
         word = less if va < vb else more if va > vb else same

@@ -27,10 +27,11 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from models.settings import BUILD_DIR, ROOT, TABLES_DIR
+
 SOURCES = ROOT / "notebooks"
-TABLES = ROOT / "build" / "tables"
-OUT = ROOT / "build" / "notebooks"
+TABLES = TABLES_DIR
+OUT = BUILD_DIR / "notebooks"
 CELL_TIMEOUT_S = 600
 KERNEL = "python3"
 # what the notebooks import or read besides their own source and the tables

@@ -6,20 +6,14 @@ driven by Playwright with the flags from DEVELOPERS.md.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
+from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
 from site_builder.serve import start_server
 from models.settings import SITE_DIR as SITE
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-BASE_FLAGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-              "--disable-sync", "--no-first-run", "--disable-quic"]
-WEBGPU_FLAGS = ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader",
-                "--use-webgpu-adapter=swiftshader", "--enable-unsafe-swiftshader"]
 
 
 @pytest.fixture(scope="session")

@@ -161,3 +161,24 @@ def test_a_tag_at_the_end_of_a_text_line_keeps_its_newline(tmp_path):
     body = "## S\n\n- first{% if true %} more{% endif %}\n- second\n{% set x = 1 %}\n- third"
     html = html_of(render(tmp_path, body))
     assert html.count("<li>") == 3 and "more</li>" in html
+
+
+@pytest.mark.parametrize("less,more", [("raise", "lower"), ("higher", "lower"), ("better", "worse")])
+def test_direction_words_in_the_wrong_slot_stop_the_build(tmp_path, less, more):
+    """A flipped word pair (the deck saying four heads "raise" a smaller perplexity)
+    fails, not only a flipped value."""
+    with pytest.raises(ContentError, match="not a word for"):
+        render(tmp_path, f"## S\n\nFour heads {{{{ m.compare('t.a', 't.b', '{less}', '{more}') }}}} it.")
+
+
+def test_every_real_deck_passes_the_guards():
+    """The content as committed: every deck renders with the tables of build/tables,
+    so a hand-typed digit, a number computed in Jinja or a swapped direction word in
+    any deck fails here (and in `make site`)."""
+    from site_builder.build import load_tables  # noqa: PLC0415
+    inp = Inputs()
+    tables = load_tables(inp.tables, inp.root)
+    renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
+    for slug in DECKS:
+        page = renderer.render_file(inp.content / "decks" / f"{slug}.md", tables)
+        assert page.slides and 'data-source="' in html_of(page)

@@ -247,7 +247,7 @@ def test_single_prompt_generation_matches_python(lab, references):
     parity = references["parity"]
     preset = next(p for p in references["presets"] if p["group"] == "Held-out test story")
     result = call(lab, "return await window.lab.generate(arg);",
-                  {"prompt": preset["prompt"], "mode": "sampled", "limit": 24, "backend": "webgpu",
+                  {"prompt": preset["prompt"], "mode": "sampled", "limit": 24, "backend": "webgpu", "top_k": 0, "top_p": 1,
                    **parity["decoding"]["sampled"]})
     for kind in KINDS:
         want = parity["continuations"][kind][preset["id"]]["sampled"]

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import BASE_FLAGS, CHROMIUM, PageWatch
+from models.settings import SITE_ONNX
 from site_builder.serve import start_server
+from models.settings import SITE_ONNX
 from test_lab_browser import call, open_lab
 
 KINDS = ["mlp", "attn1", "attn4"]
@@ -82,11 +84,11 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
-        os.symlink(f, site / "models" / f.name)
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
+        os.symlink(f, site / SITE_ONNX / f.name)
     server, url = start_server(site)
     try:
         context = browser.new_context()
@@ -111,6 +113,23 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
         context.close()
     finally:
         server.shutdown()
+
+
+def test_automatic_times_both_runtimes_and_keeps_the_faster(browser, site_url):
+    """With an adapter it may use (?adapter=any lets it use SwiftShader as it
+    would a real GPU), automatic warms both runtimes up, times one call of the
+    three models on each and keeps the faster, saying so."""
+    context = browser.new_context()
+    page = context.new_page()
+    status = open_lab(page, site_url, "?adapter=any")
+    assert status["ok"] and status["planned_runtimes"] == ["webgpu", "wasm"], status
+    timed = status["timed_ms"]
+    assert set(timed) == {"webgpu", "wasm"} and all(v > 0 for v in timed.values())
+    assert status["backend"] == min(timed, key=timed.get)
+    assert "on WebGPU" in status["choice_reason"] and "on WASM" in status["choice_reason"]
+    assert "Automatic choice" in page.locator("#fallback-line").text_content()
+    works(page)
+    context.close()
 
 
 def test_file_url_says_how_to_serve(browser, site_dir):
@@ -252,13 +271,13 @@ def _site_with_metadata(site_dir: Path, root: Path, metadata: str) -> Path:
     site = root / "site"
     site.mkdir()
     for entry in site_dir.iterdir():
-        if entry.name != "models":
+        if entry.name != SITE_ONNX:
             os.symlink(entry, site / entry.name)
-    (site / "models").mkdir()
-    for f in (site_dir / "models").iterdir():
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
         if f.name != "metadata.json":
-            os.symlink(f, site / "models" / f.name)
-    (site / "models" / "metadata.json").write_text(metadata, encoding="utf-8")
+            os.symlink(f, site / SITE_ONNX / f.name)
+    (site / SITE_ONNX / "metadata.json").write_text(metadata, encoding="utf-8")
     return site
 
 

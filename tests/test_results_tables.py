@@ -190,19 +190,28 @@ def test_committed_results_agree_with_their_recorded_aggregate():
 
 
 def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
-    """The committed bench.json (written by `make bench`) as one row per model."""
-    bench = json.loads((ROOT / "export" / "benchmarks" / "bench.json").read_text(encoding="utf-8"))
+    """The committed bench/bench.json (written by `make bench`): one row per
+    browser runtime, the throttled automatic visit and onnxruntime CPU."""
+    bench = json.loads((ROOT / "bench" / "bench.json").read_text(encoding="utf-8"))
     path = tmp_path / "bench.json"
     path.write_text(json.dumps(bench))
     t = results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)["results_bench"]
     assert t["available"] and bench["machine"]["cpu"] in t["machine"]
-    assert t["header"][:2] == ["model", "onnxruntime CPU, ms/call"]
-    assert [row[0] for row in t["rows"]] == [LABELS[k] for k in KINDS]
-    for row, kind in zip(t["rows"], KINDS):
-        assert float(row[1].replace(",", "")) == pytest.approx(bench["models"][kind]["onnxruntime_cpu_ms_per_call"], abs=0.01)
-        wasm = bench["models"][kind]["wasm"]
-        assert float(row[2].replace(",", "")) == pytest.approx(wasm["median_ms_per_call"], abs=0.01)
-    assert set(t["ready_ms"]) == {n for n, r in bench["runtimes"].items() if r["available"]}
+    available = [n for n in ("wasm", "webgpu") if bench["runtimes"].get(n, {}).get("available")]
+    assert set(t["ready_ms"]) == set(available)
+    assert t["header"][0] == "runtime" and t["header"][5:8] == [f"{LABELS[k]}, ms/call" for k in KINDS]
+    assert len(t["rows"]) == len(available) + bool(bench.get("throttled")) + 1
+    for row, name in zip(t["rows"], available):
+        r = bench["runtimes"][name]
+        assert row[1] == f"{r['first_visit_bytes'] / 1e6:.1f} MB" and row[2] == f"{r['ready_ms'] / 1000:.1f} s"
+        for cell, kind in zip(row[5:8], KINDS):
+            want = bench["models"][kind][name]["median_ms_per_call"]
+            assert float(cell.replace(",", "")) == pytest.approx(want, abs=0.01 if want < 100 else 0.5)
+        assert row[8].endswith(f"({r['loop']['ratio']:.1f}×)")
+    cpu = t["rows"][-1]
+    assert cpu[0] == "onnxruntime CPU (Python)"
+    for cell, kind in zip(cpu[5:8], KINDS):
+        assert float(cell) == pytest.approx(bench["models"][kind]["onnxruntime_cpu_ms_per_call"], abs=0.01)
     del bench["models"]["attn4"]
     path.write_text(json.dumps(bench))
     with pytest.raises(InputError, match="bench.json"):

@@ -27,7 +27,7 @@ class InputError(RuntimeError):
 class Inputs:
     models_dir: Path = MODELS_DIR
     export_dir: Path = EXPORT_DIR
-    bench_path: Path = ROOT / "export" / "benchmarks" / "bench.json"
+    bench_path: Path = ROOT / "bench" / "bench.json"  # the benchmark stage's measurement file
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property

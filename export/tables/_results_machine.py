@@ -1,5 +1,5 @@
 """Model sizes (parameters, checkpoint and ONNX file sizes) and the browser
-generation timings recorded in export/benchmarks/bench.json."""
+measurements recorded in bench/bench.json (the benchmark stage, `make bench`)."""
 
 from __future__ import annotations
 
@@ -78,30 +78,52 @@ def _ms(value) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
 
+def _mb(n) -> str:
+    return NOT_YET if n is None else f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} kB"
+
+
+def _s(ms) -> str:
+    return NOT_YET if ms is None else f"{ms / 1000:.1f} s"
+
+
+RUNTIME_LABELS = {"wasm": "WASM", "webgpu": "WebGPU"}
+
+
 def benchmark(inputs: Inputs) -> dict:
-    """export/benchmarks/bench.json (written by `make bench`) as one row per
-    model: onnxruntime CPU ms per call, then per browser runtime the median ms
-    per model call and ms per generated token; plus each runtime's ready time
-    and the machine it was measured on."""
+    """bench/bench.json (written by `make bench`) as one row per way of running
+    the lab: each browser runtime on localhost, the automatic choice over a
+    throttled link, and onnxruntime CPU from Python for comparison. Columns:
+    bytes and times of a first visit, bytes of a second visit, ms per model
+    call, and the loop's ms per generated token with its ratio to the models'
+    own call time."""
     bench = inputs.bench()
     if bench is None:
         return missing(inputs.bench_path)
     try:
         models, runtimes, machine = bench["models"], bench["runtimes"], bench["machine"]
+        throttled = bench.get("throttled")
         names = [name for name in ("wasm", "webgpu") if runtimes.get(name, {}).get("available")]
-        header = ["model", "onnxruntime CPU, ms/call"]
-        for name in names:
-            label = "WebGPU" if name == "webgpu" else "WASM"
-            header += [f"{label}, ms/call", f"{label}, ms/token"]
+        header = ["runtime", "first visit", "ready", "first token", "second visit"]
+        header += [f"{LABELS[k]}, ms/call" for k in KINDS] + ["ms/token (× model calls)"]
         rows = []
-        for kind in KINDS:
-            entry = models[kind]
-            row = [LABELS[kind], _ms(entry.get("onnxruntime_cpu_ms_per_call"))]
-            for name in names:
-                row += [_ms(entry[name]["median_ms_per_call"]), _ms(entry[name]["ms_per_generated_token"])]
-            rows.append(row)
-        ready = {name: runtimes[name]["ready_ms"] for name in names}
         adapter = runtimes.get("webgpu", {}).get("adapter") or {}
+        for name in names:
+            r = runtimes[name]
+            label = f"{RUNTIME_LABELS[name]}{' (' + adapter.get('architecture') + ')' if name == 'webgpu' and adapter.get('architecture') else ''}, localhost"
+            loop = r["loop"]
+            rows.append([label, _mb(r["first_visit_bytes"]), _s(r["ready_ms"]), _s(r["first_token_ms"]),
+                         _mb(r["second_visit_bytes"])]
+                        + [_ms(models[k][name]["median_ms_per_call"]) for k in KINDS]
+                        + [f"{_ms(loop['ms_per_token'])} ({loop['ratio']:.1f}×)"])
+        if throttled:
+            rows.append([f"automatic ({RUNTIME_LABELS.get(throttled['backend'], throttled['backend'])}), "
+                         f"{throttled['mbit_s']:g} Mbit/s", _mb(throttled["first_visit_bytes"]), _s(throttled["ready_ms"]),
+                         _s(throttled["first_token_ms"]), _mb(throttled["second_visit_bytes"])]
+                        + ["—"] * len(KINDS) + ["—"])
+        rows.append(["onnxruntime CPU (Python)", "—", "—", "—", "—"]
+                    + [_ms(models[k]["onnxruntime_cpu_ms_per_call"]) for k in KINDS] + ["—"])
+        ready = {name: runtimes[name]["ready_ms"] for name in names}
+        loops = {name: runtimes[name]["loop"] for name in names}
     except (KeyError, TypeError, AttributeError) as exc:
         raise InputError(f"{inputs.bench_path}: unexpected layout ({exc!r}); rerun `make bench`") from exc
     adapter_text = " ".join(str(adapter.get(k)) for k in ("vendor", "architecture") if adapter.get(k))
@@ -115,6 +137,8 @@ def benchmark(inputs: Inputs) -> dict:
         "measured_at": bench.get("measured_at"),
         "method": bench.get("method", ""),
         "ready_ms": ready,
-        "ready_text": "; ".join(f"{'WebGPU' if n == 'webgpu' else 'WASM'} {ms / 1000:.1f} s" for n, ms in ready.items()),
+        "ready_text": "; ".join(f"{RUNTIME_LABELS[n]} {ms / 1000:.1f} s" for n, ms in ready.items()),
+        "loops": loops,
+        "throttled": throttled,
         "header": header, "rows": rows,
     }

@@ -16,6 +16,8 @@ import { keepShell, registerOffline, shellUrls } from './offline.js';
 
 const MODELS = new URL('../onnx/', import.meta.url);
 const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url);
+// ?adapter=any: automatic times a software WebGPU adapter too, as it would a real GPU (README).
+const CONSIDER_SOFTWARE = new URLSearchParams(location.search).get('adapter') === 'any';
 const t0 = performance.now();
 const $ = (id) => document.getElementById(id);
 
@@ -78,7 +80,7 @@ async function fetchJSON(name, base = MODELS, folder = 'onnx') {
   const url = new URL(name, base);
   let response;
   try {
-    response = await fetch(url);
+    response = await fetch(url, { cache: 'no-cache' }); // revalidate: a new build replaces stale files
   } catch (err) {
     throw new Error(`could not load ${folder}/${name}: ${err.message}`);
   }
@@ -101,7 +103,7 @@ function prepareBackend(choice) {
   if (!S.prepared[choice]) {
     const runtimes = choice === 'auto' ? [] : [choice];
     for (const b of runtimes) addToPlan($('load-progress'), runtimeItem(b));
-    S.prepared[choice] = call('prepare', { backend: choice }).then((status) => {
+    S.prepared[choice] = call('prepare', { backend: choice, considerSoftware: CONSIDER_SOFTWARE }).then((status) => {
       if (!status.ok) delete S.prepared[choice]; // a later try may work (back online, another adapter)
       if (status.ok) {
         S.sessions[status.backend] = S.sessions[status.backend] || {};
@@ -782,7 +784,7 @@ async function start() {
 
   // the download, sized before it starts: the runtime(s) the choice needs, then the models
   const choice = $('backend').value;
-  const planned = await call('plan', { backend: choice });
+  const planned = await call('plan', { backend: choice, considerSoftware: CONSIDER_SOFTWARE });
   const items = [...planned.runtimes.map(runtimeItem),
     ...metadata.order.map((kind) => ({ file: kind, label: metadata.models[kind].label, bytes: metadata.models[kind].bytes }))];
   renderPlan($('load-progress'), items);
@@ -813,6 +815,7 @@ async function start() {
   return { backend: status.backend ?? null, choice, ok: Boolean(status.ok), runtime: report.runtime,
     runtimes: report.runtimes, planned_runtimes: planned.runtimes, network_bytes: networkBytes,
     choice_reason: status.choice_reason ?? null, software_adapter: status.software_adapter ?? null,
+    timed_ms: status.timed_ms ?? null,
     fallback_reason: status.fallback_reason ?? null, adapter: status.adapter ?? null,
     error: status.ok ? null : status.error, models, ready_ms: performance.now() - t0, page_ms: performance.now() };
 }

@@ -5,15 +5,15 @@
 import { el } from '../core/dom.js';
 
 export const SLIDES = {
-  greedy: { deck: 'maps', index: 39, title: 'Greedy choice or a sampled one' },
-  softmax: { deck: 'maps', index: 38, title: 'Block special tokens, then softmax' },
-  eos: { deck: 'maps', index: 40, title: 'Extend the history, or stop' },
-  unk: { deck: 'maps', index: 8, title: 'Unknown words map to UNK' },
+  greedy: { deck: 'maps', index: 46, title: 'Greedy choice or a sampled one' },
+  softmax: { deck: 'maps', index: 45, title: 'Block special tokens, then softmax' },
+  eos: { deck: 'maps', index: 47, title: 'Extend the history, or stop' },
+  unk: { deck: 'maps', index: 9, title: 'Unknown words map to UNK' },
   temperature: { deck: 'part2', index: 13, title: 'Hard or soft retrieval' },
-  attention: { deck: 'maps', index: 28, title: 'Softmax turns scores into weights' },
-  matrix: { deck: 'part2', index: 34, title: 'All rows at once: the matrix form' },
-  perplexity: { deck: 'results', index: 6, title: 'Cross-entropy and perplexity' },
-  results: { deck: 'results', index: 7, title: 'Measured results' },
+  attention: { deck: 'maps', index: 33, title: 'Softmax turns scores into weights' },
+  matrix: { deck: 'part2', index: 37, title: 'All rows at once: the matrix form' },
+  perplexity: { deck: 'results', index: 10, title: 'Cross-entropy and perplexity' },
+  results: { deck: 'results', index: 11, title: 'Measured results' },
 };
 
 export function slideHref(key) {

@@ -84,13 +84,15 @@ async function ensureRuntime(backend) {
 // Which runtimes 'auto', 'webgpu' or 'wasm' will need, decided before any
 // download: automatic never uses a software WebGPU adapter, and times both
 // runtimes only when a real GPU is there.
-async function plan({ backend }) {
+// ?adapter=any on the page (considerSoftware) lets automatic time a software
+// adapter too, as it would a real GPU: a way to watch (and test) the timed choice.
+async function plan({ backend, considerSoftware = false }) {
   checkBackend(backend);
   if (backend === 'wasm') return { runtimes: ['wasm'] };
   const gpu = await probeWebGPU();
   if (backend === 'webgpu') return { runtimes: gpu.ok ? ['webgpu'] : [], gpu };
   if (!gpu.ok) return { runtimes: ['wasm'], gpu, reason: gpu.reason };
-  if (gpu.software) return { runtimes: ['wasm'], gpu, reason: gpu.software_reason };
+  if (gpu.software && !considerSoftware) return { runtimes: ['wasm'], gpu, reason: gpu.software_reason };
   return { runtimes: ['webgpu', 'wasm'], gpu };
 }
 
@@ -136,9 +138,9 @@ async function runSession(session, contexts, { matrix = false } = {}) {
 }
 
 // Resolve 'auto' and create (and warm up) the sessions of one backend.
-async function prepare({ backend }) {
+async function prepare({ backend, considerSoftware = false }) {
   checkBackend(backend);
-  const planned = await plan({ backend });
+  const planned = await plan({ backend, considerSoftware });
   if (backend === 'webgpu' && !planned.gpu.ok) {
     return { backend: 'webgpu', ok: false, error: `WebGPU unavailable: ${planned.gpu.reason}`, models: {} };
   }
@@ -164,14 +166,14 @@ async function prepare({ backend }) {
   const failed = Object.entries(gpuReport).find(([, r]) => !r.ok && !r.load_error);
   if (failed) return wasm(`WebGPU session for ${failed[0]} failed (${failed[1].error})`);
   const cpu = await wasm(null);
-  if (!cpu.ok) return { backend: 'webgpu', ok: true, fallback_reason: null, adapter, software_adapter: false, models: gpuReport,
+  if (!cpu.ok) return { backend: 'webgpu', ok: true, fallback_reason: null, adapter, software_adapter: planned.gpu.software, models: gpuReport,
     choice_reason: `WASM did not start (${cpu.error})` };
   const timed = { webgpu: await timeOneCall('webgpu'), wasm: await timeOneCall('wasm') };
   const chosen = timed.webgpu <= timed.wasm ? 'webgpu' : 'wasm';
   const why = `one call of the three models took ${timed.webgpu.toFixed(1)} ms on WebGPU and ` +
     `${timed.wasm.toFixed(1)} ms on WASM after warm-up: ${chosen === 'webgpu' ? 'WebGPU' : 'WASM'} is faster here`;
   return { backend: chosen, ok: true, fallback_reason: chosen === 'wasm' ? why : null, choice_reason: why,
-    adapter: chosen === 'webgpu' ? adapter : null, software_adapter: false, timed_ms: timed,
+    adapter: chosen === 'webgpu' ? adapter : null, software_adapter: planned.gpu.software, timed_ms: timed,
     models: chosen === 'webgpu' ? gpuReport : cpu.models };
 }
 

@@ -1,0 +1,180 @@
+"""`make bench` (python -m bench): measure the built lab in a real browser.
+
+Serves build/site with the project's one static server (site_builder.serve),
+opens the lab in Chromium with the tests' flags (site_builder.chromium) and
+records, per runtime (WASM, WebGPU): the bytes of a first and a second visit,
+the time to ready and to the first token, the median ms of one model call, and
+the wall time per generated token of the three-model loop against the models'
+own call time (the ratio); once more for the automatic choice over a link
+throttled to 20 Mbit/s (CDP network emulation); and, in the same run,
+onnxruntime's CPU time per call from Python on the same ONNX files. Writes
+bench/bench.json with a description of the machine; `python -m export.tables`
+reads it (the results deck shows it).
+
+Not a test: the numbers depend on the machine. Without a GPU, WebGPU runs on
+SwiftShader, a CPU emulation, and the adapter info says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.settings import HELD_OUT_PRESET, ROOT, SITE_DIR, SITE_ONNX
+from site_builder.chromium import CHROMIUM, FLAGS
+from site_builder.serve import start_server
+
+from . import lab
+
+OUT = ROOT / "bench" / "bench.json"
+BACKENDS = ("wasm", "webgpu")
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def ort_cpu_ms(path: Path, runs: int) -> dict:
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    ids = np.zeros((1, 64), dtype=np.int64)
+    ids[0, -6:] = [1, 5, 6, 7, 8, 9]
+    for _ in range(5):
+        session.run(["logits"], {"context_ids": ids})
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        session.run(["logits"], {"context_ids": ids})
+        times.append((time.perf_counter() - t) * 1000)
+    return {"median_ms": statistics.median(times), "runs": runs,
+            "intra_op_threads": session.get_session_options().intra_op_num_threads or os.cpu_count()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--site", type=Path, default=SITE_DIR)
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--runs", type=int, default=30, help="timed calls per model and runtime")
+    ap.add_argument("--tokens", type=int, default=24, help="token limit of the timed generations")
+    ap.add_argument("--repeats", type=int, default=3, help="timed generations per runtime")
+    ap.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
+    ap.add_argument("--mbit", type=float, default=20.0, help="throttled link speed, Mbit/s (0: skip)")
+    ap.add_argument("--latency", type=float, default=20.0, help="throttled link latency, ms")
+    args = ap.parse_args(argv)
+
+    metadata_path = args.site / SITE_ONNX / "metadata.json"
+    if not (args.site / "lab" / "index.html").is_file() or not metadata_path.is_file():
+        print(f"bench: error: no built lab in {args.site} (run `make site`)", file=sys.stderr)
+        return 2
+    metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
+    presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
+    prompt = next((p["prompt"] for p in presets if p["id"] == HELD_OUT_PRESET), presets[0]["prompt"])
+
+    from playwright.sync_api import sync_playwright
+
+    server, url = start_server(args.site)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+            chromium_version = browser.version
+            runtimes = {}
+            for backend in args.backends:
+                print(f"bench: browser, {backend}", flush=True)
+                runtimes[backend] = lab.runtime(browser, server, url, backend, prompt, args.runs, args.tokens, args.repeats)
+            throttled = None
+            if args.mbit:
+                print(f"bench: browser, automatic choice over {args.mbit:g} Mbit/s", flush=True)
+                throttled = lab.throttled(browser, server, url, "auto", prompt, args.mbit, args.latency)
+            browser.close()
+    finally:
+        server.shutdown()
+
+    print("bench: onnxruntime CPU (Python)", flush=True)
+    ort_cpu = {kind: ort_cpu_ms(args.site / SITE_ONNX / metadata["models"][kind]["file"], args.runs * 10)
+               for kind in metadata["order"]}
+    import onnxruntime
+
+    manifest = json.loads((args.site / "vendor" / "onnxruntime-web" / "runtimes.json").read_text(encoding="utf-8"))
+    models = {}
+    for kind in metadata["order"]:
+        row = {"label": metadata["models"][kind]["label"], "parameters": metadata["models"][kind]["parameters"],
+               "onnxruntime_cpu_ms_per_call": ort_cpu[kind]["median_ms"]}
+        for backend, res in runtimes.items():
+            if res.get("available"):
+                row[backend] = res["models"][kind]
+        models[kind] = row
+    for res in runtimes.values():
+        res.pop("models", None)  # now under models[kind][runtime]
+    adapter = (runtimes.get("webgpu") or {}).get("adapter")
+    report = {
+        "measured_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform(),
+                    "python": platform.python_version(), "chromium": chromium_version,
+                    "webgpu_adapter": " ".join(v for v in (adapter or {}).values() if v) or None},
+        "method": (f"Chromium {chromium_version}, headless, the built site served from localhost by "
+                   f"site_builder.serve; per runtime a fresh browser profile: first visit = navigation to the lab "
+                   f"until lab.ready (download, SHA-256 check, sessions, warm-up) and one greedy token from each "
+                   f"model; bytes = response bodies served; second visit = the same page again, online, with the "
+                   f"offline copy in place; ms per call = median of {args.runs} single-context calls; ms per token "
+                   f"= wall time of a {args.tokens}-token greedy generation of the three models over its steps, "
+                   f"median of {args.repeats}, against the sum of the three models' own median call times "
+                   f"(the ratio); throttled = the automatic choice over CDP network emulation at {args.mbit:g} "
+                   f"Mbit/s and {args.latency:g} ms latency; onnxruntime CPU = Python onnxruntime, median of "
+                   f"{args.runs * 10} calls, batch 1."),
+        "chromium": chromium_version,
+        "onnxruntime_web": manifest["version"],
+        "onnxruntime_web_builds": {b: {"module": v["module"], "wasm": v["wasm"], "bytes": v["bytes"]}
+                                   for b, v in manifest["builds"].items()},
+        "onnxruntime_python": onnxruntime.__version__,
+        "onnxruntime_cpu": {"runs_per_model": args.runs * 10,
+                            "intra_op_threads": ort_cpu[metadata["order"][0]]["intra_op_threads"]},
+        "runtimes": runtimes,
+        "throttled": throttled,
+        "models": models,
+        "batch": 1,
+        "context": metadata["context"],
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"bench: wrote {args.out}")
+    for kind, row in models.items():
+        parts = [f"ORT CPU {row['onnxruntime_cpu_ms_per_call']:.2f} ms/call"]
+        parts += [f"{b} {row[b]['median_ms_per_call']:.2f} ms/call" for b in BACKENDS if b in row]
+        print(f"  {kind:6s} " + "; ".join(parts))
+    for backend, r in runtimes.items():
+        if not r.get("available"):
+            print(f"  {backend} unavailable: {r['reason']}")
+            continue
+        loop = r["loop"]
+        print(f"  {backend}: first visit {r['first_visit_bytes'] / 1e6:.1f} MB, ready {r['ready_ms'] / 1000:.1f} s, "
+              f"first token {r['first_token_ms'] / 1000:.1f} s; second visit {r['second_visit_bytes'] / 1e6:.2f} MB, "
+              f"ready {r['second_visit_ready_ms'] / 1000:.1f} s; {loop['ms_per_token']:.1f} ms/token vs "
+              f"{loop['own_ms_per_token']:.2f} ms of model calls (ratio {loop['ratio']:.1f})")
+    if throttled:
+        print(f"  automatic at {throttled['mbit_s']:g} Mbit/s ({throttled['backend']}): "
+              f"{throttled['first_visit_bytes'] / 1e6:.1f} MB, ready {throttled['ready_ms'] / 1000:.1f} s, "
+              f"first token {throttled['first_token_ms'] / 1000:.1f} s; second visit ready "
+              f"{throttled['second_visit_ready_ms'] / 1000:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""One lab visit in Chromium, measured: bytes served, time to ready and to the
+first token (optionally over a throttled link), the second visit, ms per model
+call, and the generation loop's wall time per token against the models' own."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+KINDS = ("mlp", "attn1", "attn4")
+
+
+def evaluate(page, body: str, arg=None, timeout_s: int = 900):
+    return page.evaluate(f"""async (arg) => Promise.race([(async () => {{ {body} }})(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), {timeout_s * 1000}))])""", arg)
+
+
+def throttle(context, page, mbit_s: float, latency_ms: float) -> None:
+    """CDP network emulation (as DevTools' throttling) on the page and its workers."""
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    rate = mbit_s * 1e6 / 8
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": latency_ms,
+                                                  "downloadThroughput": rate, "uploadThroughput": rate})
+
+
+def visit(page, server, url: str, prompt: str) -> dict:
+    """Navigate, wait for lab.ready, generate one token; times are from navigation start."""
+    before = server.bytes_sent
+    t = time.perf_counter()
+    page.goto(url)
+    status = evaluate(page, "return await window.lab.ready;")
+    first = evaluate(page, """const r = await window.lab.generate({prompt: arg, mode: 'greedy', limit: 1});
+        return {ms: performance.now(), ok: Object.values(r.models).every((m) => m.error === null)};""", prompt)
+    return {"status": status, "bytes": server.bytes_sent - before, "ready_ms": status["page_ms"],
+            "first_token_ms": first["ms"], "first_token_ok": first["ok"], "wall_ms": (time.perf_counter() - t) * 1000}
+
+
+def first_and_second_visit(browser, server, url: str, backend: str, prompt: str, *, mbit_s=None, latency_ms=0.0):
+    context = browser.new_context()
+    page = context.new_page()
+    if mbit_s:
+        throttle(context, page, mbit_s, latency_ms)
+    first = visit(page, server, f"{url}/lab/?backend={backend}", prompt)
+    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)
+    page.wait_for_timeout(1000)  # the page's last writes to the offline copy
+    second = visit(page, server, f"{url}/lab/?backend={backend}", prompt)
+    return context, page, first, second
+
+
+def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> dict:
+    """Wall time per generated token of the three-model loop, and the models' own call time in it."""
+    wall, own, per_model = [], [], {k: [] for k in KINDS}
+    for _ in range(repeats):
+        r = evaluate(page, "return await window.lab.generate(arg);",
+                     {"prompt": prompt, "mode": "greedy", "limit": tokens, "backend": backend})
+        models = r["models"]
+        steps = max(m["new_tokens"] for m in models.values())
+        wall.append(max(m["total_ms"] for m in models.values()) / max(1, steps))
+        own.append(sum(m["median_ms"] for m in models.values()))  # each step calls each model once
+        for kind, m in models.items():
+            per_model[kind].append(m["median_ms"])
+    ms_token, own_token = statistics.median(wall), statistics.median(own)
+    return {"ms_per_token": ms_token, "own_ms_per_token": own_token, "ratio": ms_token / own_token if own_token else None,
+            "own_ms_per_call": {k: statistics.median(v) for k, v in per_model.items()},
+            "tokens": tokens, "repeats": repeats}
+
+
+def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tokens: int, repeats: int) -> dict:
+    context, page, first, second = first_and_second_visit(browser, server, url, backend, prompt)
+    status = first["status"]
+    try:
+        if not status.get("ok") or status.get("backend") != backend:
+            return {"available": False, "reason": status.get("error") or f"runtime resolved to {status.get('backend')}"}
+        out = {"available": True, "adapter": status.get("adapter"), "software_adapter": status.get("software_adapter"),
+               "first_visit_bytes": first["bytes"], "ready_ms": first["ready_ms"], "first_token_ms": first["first_token_ms"],
+               "second_visit_bytes": second["bytes"], "second_visit_ready_ms": second["ready_ms"],
+               "second_visit_first_token_ms": second["first_token_ms"],
+               "runtime_file": status["runtime"]["file"], "runtime_bytes": status["runtime"]["bytes"], "models": {}}
+        for kind in KINDS:
+            m = status["models"][kind]
+            bench = evaluate(page, "return await window.lab.benchmark(arg.kind, {backend: arg.backend, runs: arg.runs});",
+                             {"kind": kind, "backend": backend, "runs": runs})
+            out["models"][kind] = {"median_ms_per_call": bench["median_ms"], "calls_timed": runs, "bytes": m["bytes"]}
+        out["loop"] = loop_timing(page, backend, prompt, tokens, repeats)
+        for kind in KINDS:
+            out["models"][kind]["own_ms_per_call_while_generating"] = out["loop"]["own_ms_per_call"][kind]
+            out["models"][kind]["ms_per_generated_token"] = out["loop"]["ms_per_token"]
+        return out
+    finally:
+        context.close()
+
+
+def throttled(browser, server, url: str, backend: str, prompt: str, mbit_s: float, latency_ms: float) -> dict:
+    context, _, first, second = first_and_second_visit(browser, server, url, backend, prompt,
+                                                       mbit_s=mbit_s, latency_ms=latency_ms)
+    context.close()
+    return {"mbit_s": mbit_s, "latency_ms": latency_ms, "choice": backend, "backend": first["status"].get("backend"),
+            "first_visit_bytes": first["bytes"], "ready_ms": first["ready_ms"], "first_token_ms": first["first_token_ms"],
+            "second_visit_bytes": second["bytes"], "second_visit_ready_ms": second["ready_ms"],
+            "second_visit_first_token_ms": second["first_token_ms"]}
