@@ -182,3 +182,21 @@ def test_every_real_deck_passes_the_guards():
     for slug in DECKS:
         page = renderer.render_file(inp.content / "decks" / f"{slug}.md", tables)
         assert page.slides and 'data-source="' in html_of(page)
+
+
+def test_the_test_targets_sentence_counts_the_test_windows():
+    """A printed value names its path, but a wrong path (the validation slice's
+    count where the test count belongs) still shows a real number: the count
+    before "test targets" must be the test split's window count, as the corpus
+    audit records it (models/corpus_audit.json, written upstream of the tables)."""
+    import json  # noqa: PLC0415
+    from site_builder.build import load_tables  # noqa: PLC0415
+    inp = Inputs()
+    renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
+    html = html_of(renderer.render_file(inp.content / "decks" / "results.md", load_tables(inp.tables, inp.root)))
+    audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text(encoding="utf-8"))
+    counts = re.findall(r'<span class="v" data-source="([^"]+)"[^>]*>([^<]+)</span> test targets', html)
+    assert counts, "the results deck no longer says over how many test targets it measured perplexity"
+    want = audit["splits"]["test"]["windows"]
+    for source, text in counts:
+        assert text.replace(",", "") == str(want), f"{source} prints {text} test targets; the test split has {want:,} windows"
