@@ -103,7 +103,10 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME,
                                 extra={f"notebooks/{p.name}": p.read_bytes() for p in executed})
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(inp.templates)), autoescape=True,
+    # templates/ by name; web pages (the lab) as "web/<path>", so they extend templates/base.html too
+    loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(inp.templates)),
+                                  jinja2.PrefixLoader({"web": jinja2.FileSystemLoader(str(inp.web))})])
+    env = jinja2.Environment(loader=loader, autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     (staging / "decks").mkdir(exist_ok=True)
     lab = (inp.web / "lab" / "index.html").is_file()
@@ -115,6 +118,9 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     html = env.get_template("index.html").render(index=index, decks=decks, nav=nav, root="", lab=lab,
                                                  zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
     (staging / "index.html").write_text(html, encoding="utf-8")
+    if lab:   # replaces the copy of web/lab/index.html
+        html = env.get_template("web/lab/index.html").render(root="../")
+        (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
 
 
 def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
@@ -124,7 +130,7 @@ def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
     tb = exc.__traceback__
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith(str(inp.templates)):
+        if filename.startswith((str(inp.templates), str(inp.web))):
             path, line = Path(filename), tb.tb_lineno
         tb = tb.tb_next
     return _rel(path or inp.templates, inp.root) + (f" line {line}" if line else "")

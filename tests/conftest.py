@@ -13,7 +13,7 @@ import pytest
 
 from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
 from site_builder.serve import start_server
-from models.settings import SITE_DIR as SITE
+from models.settings import ROOT, SITE_DIR as SITE  # ROOT: other tests import it from here
 
 
 @pytest.fixture(scope="session")

@@ -40,7 +40,7 @@ from test_build_site import mini, run_build, snapshot  # noqa: F401  (mini is a 
 
 def _build_cmd(content: Path, tables: Path, out: Path) -> list[str]:
     return [sys.executable, "-m", "site_builder", "--content", str(content), "--tables", str(tables),
-            "--out", str(out), "--no-export"]
+            "--out", str(out), "--no-export", "--no-notebooks"]
 
 
 def test_concurrent_builds_leave_a_complete_site(mini, capsys):
@@ -116,30 +116,32 @@ def _inputs(content: Path, tables: Path, out: Path, **kw) -> Inputs:
     return Inputs(content=content, tables=tables, export=None, out=out, **kw)
 
 
-def test_a_template_that_raises_halfway_leaves_the_previous_site_byte_identical(mini, capsys, tmp_path):
-    content, tables, out = mini
-    build(_inputs(content, tables, out))
-    before = snapshot(out)
+def _template_raising_halfway(tmp_path: Path) -> dict:
+    """templates/ where index.html (rendered after every deck page is written) raises."""
     templates = tmp_path / "templates"
     shutil.copytree(Inputs().templates, templates)
-    # the index is rendered after every deck page is written: fail there
     index = templates / "index.html"
     index.write_text(index.read_text().replace("{% block body %}", "{% block body %}{{ no_such_value.x }}", 1))
-    with pytest.raises(BuildError, match=r"index\.html.*no_such_value"):
-        build(_inputs(content, tables, out, templates=templates))
-    assert snapshot(out) == before
-    assert not staging_dir(out).exists() and not old_dir(out).exists()
+    return {"templates": templates}
 
 
-def test_a_file_that_cannot_be_copied_leaves_the_previous_site_byte_identical(mini, capsys, tmp_path):
+def _static_file_that_cannot_be_copied(tmp_path: Path) -> dict:
+    """static/ with a link to nothing: copying it fails after vendor/, lab/ and the rest are written."""
+    static = tmp_path / "static"
+    shutil.copytree(Inputs().static, static)
+    (static / "gone.css").symlink_to(tmp_path / "no-such-file.css")
+    return {"static": static}
+
+
+@pytest.mark.parametrize("fault, message", [(_template_raising_halfway, r"index\.html line \d+: .*no_such_value"),
+                                            (_static_file_that_cannot_be_copied, "gone.css")],
+                         ids=["template raises halfway", "file cannot be copied"])
+def test_a_failure_while_writing_leaves_the_previous_site_byte_identical(mini, tmp_path, fault, message):
     content, tables, out = mini
     build(_inputs(content, tables, out))
     before = snapshot(out)
-    static = tmp_path / "static"
-    shutil.copytree(Inputs().static, static)
-    (static / "gone.css").symlink_to(tmp_path / "no-such-file.css")   # copied last-but-one, then fails
-    with pytest.raises(BuildError, match="gone.css"):
-        build(_inputs(content, tables, out, static=static))
+    with pytest.raises(BuildError, match=message):
+        build(_inputs(content, tables, out, **fault(tmp_path)))
     assert snapshot(out) == before
     assert not staging_dir(out).exists() and not old_dir(out).exists()
 
@@ -158,6 +160,23 @@ def test_a_read_only_build_folder_gives_a_message_not_a_traceback(mini, capsys, 
     assert "Traceback" not in log
     monkeypatch.undo()
     assert snapshot(out) == before
+
+
+def test_a_read_only_build_folder_stops_tables_and_export_with_a_message(tmp_path, monkeypatch, capsys):
+    import export.__main__ as export_cli
+    import export.tables.__main__ as tables_cli
+    out = tmp_path / "build" / "tables"
+    monkeypatch.setattr(tables_cli, "compute_all", lambda only=None: {"t": "{}\n"})
+
+    def read_only(self, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    assert tables_cli.main(["--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "Read-only file system" in err and str(out.parent) in err
+    assert export_cli.main(["--out", str(tmp_path / "build" / "export")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "Read-only file system" in err and "was left as it was" in err
 
 
 # ------------------------------------------------------------------ serving

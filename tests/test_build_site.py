@@ -58,7 +58,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 
 def run_build(capsys, content: Path, tables: Path, out: Path, *extra: str) -> tuple[int, str]:
-    rc = cli.main(["--content", str(content), "--tables", str(tables), "--out", str(out), *extra])
+    rc = cli.main(["--content", str(content), "--tables", str(tables), "--out", str(out), "--no-notebooks", *extra])
     captured = capsys.readouterr()
     return rc, captured.out + captured.err
 

@@ -203,16 +203,14 @@ def test_stop_labels_match_stop_reasons(lab, references):
     assert lab.locator(f'.model-card[data-kind="{eos_kind}"] .tok.eos').count() == 1
     assert all(not lab.locator(f'.model-card[data-kind="{k}"] .stop-explain').is_visible()
                for k in KINDS if result["models"][k]["stop"] != "eos")
-    # stopped by the user
-    lab.fill("#limit", "256")
-    lab.fill("#prompt", "Once upon a time, there was a little girl who loved to")
-    lab.click("#generate")
-    lab.wait_for_selector('.model-card[data-kind="attn4"] .tok.gen')
-    lab.click("#stop")
-    lab.wait_for_function("!document.querySelector('#generate').disabled", timeout=120_000)
-    reasons = lab.locator("[data-stat=stop]").evaluate_all("ds => ds.map((d) => [d.dataset.reason, d.textContent])")
-    assert "stopped" in [r for r, _ in reasons]
-    assert all(STOP_LABELS[r] == t for r, t in reasons)
+    # stopped by the user, with the Stop button, as soon as the first token shows
+    result = call(lab, """const run = window.lab.generate({prompt: arg, mode: 'greedy', limit: 1024, backend: 'wasm'});
+        while (!document.querySelector('.model-card[data-kind="attn4"] .tok.gen')) await new Promise((r) => setTimeout(r, 0));
+        document.querySelector('#stop').click();
+        return await run;""", "Once upon a time, there was a little girl who loved to")
+    assert "stopped" in [m["stop"] for m in result["models"].values()]
+    lab.wait_for_function("!document.querySelector('#generate').disabled")
+    stop_labels_match(lab, result)
     lab.fill("#limit", "24")
 
 

@@ -43,3 +43,14 @@ def test_vocab_round_trip(tmp_path):
     vocab = Vocab.fit([["x", "x", "y", "y"]], 10)
     vocab.save(tmp_path / "v.json")
     assert Vocab.load(tmp_path / "v.json").itos == vocab.itos
+
+
+def test_vocab_save_reproduces_the_committed_file_and_keeps_text_readable(tmp_path):
+    from models.checkpoints import CHECKPOINT_DIR
+    committed = CHECKPOINT_DIR / "vocab.json"
+    Vocab.load(committed).save(tmp_path / "again.json")
+    assert (tmp_path / "again.json").read_bytes() == committed.read_bytes()
+    Vocab(["<PAD>", "<BOS>", "<EOS>", "<UNK>", "é", "🐶"]).save(tmp_path / "v.json")
+    raw = (tmp_path / "v.json").read_bytes()
+    assert "é".encode("utf-8") in raw and "🐶".encode("utf-8") in raw and b"\\u" not in raw
+    assert raw.endswith(b'"\n]\n')

@@ -51,9 +51,9 @@ def causal_mask(walk: dict) -> str:
     desc = (f"A {n} by {n} grid for the river sentence: row i is the query word, column j the source word. Cells "
             f"with j after i are blocked (grey, weight exactly 0); the other cells show the attention weight, "
             f"darker for larger weights, and each row sums to 1.")
-    d = Drawing(1000, 610, "part2-causal-mask", "The causal mask: each word reads only itself and earlier words", desc)
-    cell = 44
-    x0, y0 = 290, 110
+    d = Drawing(800, 660, "part2-causal-mask", "The causal mask: each word reads only itself and earlier words", desc)
+    cell = 50
+    x0, y0 = 150, 110
 
     def shade(r, c, v):
         return "#d1d5db" if c > r else blend(v * 0.9)
@@ -67,13 +67,13 @@ def causal_mask(walk: dict) -> str:
             else:
                 v = A[r][c]
                 d.text(x0 + c * cell + cell / 2, y0 + r * cell + cell / 2 + 5, f"{v:.2f}"[1:] if v < 1 else "1",
-                       size=13, fill="#fff" if v * 0.9 > 0.45 else INK)
+                       size=15, fill="#fff" if v * 0.9 > 0.45 else INK)
     for c, t in enumerate(toks):
         d.text(x0 + c * cell + cell / 2 + 4, y0 - 10, t, size=14, anchor="start")
     # rotated column labels
     d.parts[-n:] = [p.replace('<text ', f'<text transform="rotate(-40 {x0 + c * cell + cell / 2 + 4} {y0 - 10})" ', 1)
                     for c, p in enumerate(d.parts[-n:])]
-    d.text(x0 + n * cell / 2, 595, "source word j (columns); × = future, blocked before the softmax", size=14,
+    d.text(x0 + n * cell / 2, 645, "source word j (columns); × = future, blocked before the softmax", size=14,
            fill=MUTED)
     return d.render()
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 
 import { sha256Fallback, sha256Hex } from '../../web/core/sha256.js';
-import { el, visibleToken, fmt } from '../../web/core/dom.js';
+import { el, visibleToken, fmt, num } from '../../web/core/dom.js';
 
 const bufferOf = (bytes) => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
 const nodeSha = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -46,7 +46,7 @@ test('sha256Hex: crypto.subtle when present, the fallback otherwise', async () =
 // The smallest DOM el() needs: elements that record what was set on them.
 class FakeNode {}
 class FakeElement extends FakeNode {
-  constructor(tag) { super(); Object.assign(this, { tag, className: '', textContent: '', style: {}, attrs: {}, listeners: {}, children: [] }); }
+  constructor(tag) { super(); Object.assign(this, { tag, className: '', textContent: '', style: {}, dataset: {}, attrs: {}, listeners: {}, children: [] }); }
   setAttribute(k, v) { this.attrs[k] = v; }
   addEventListener(type, fn) { this.listeners[type] = fn; }
   append(child) { this.children.push(child); }
@@ -71,6 +71,10 @@ test('el: class, text, style, listeners, attributes; children as nodes or text',
     assert.deepEqual(node.children.slice(1).map((c) => c.data), ['t', '3']);
     assert.equal(node.children.length, 3);
     assert.deepEqual(el('p').attrs, {});
+    const styled = el('p', { style: 'color: red', dataset: { id: '7', kind: 'mlp' } });
+    assert.deepEqual(styled.style, {});                                   // a style string is an attribute
+    assert.deepEqual(styled.attrs, { style: 'color: red' });
+    assert.deepEqual(styled.dataset, { id: '7', kind: 'mlp' });
   } finally {
     delete globalThis.Node;
     delete globalThis.document;
@@ -120,4 +124,19 @@ test('fmt: numbers for people, a dash when missing', () => {
   assert.equal(fmt.meanSd({ mean: 3.14159, sd: null }, 2), '3.14 (one seed)');
   assert.equal(fmt.meanSd({ mean: 3.14159, sd: 0.456 }, 1, ' s'), '3.1 ± 0.5 s');
   assert.equal(fmt.meanSd({ mean: 3.14159 }, 3, '%'), '3.142% (one seed)');
+});
+
+test('num: fixed decimals with a true minus sign, never minus zero', () => {
+  assert.equal(num(3.14159), '3.142');
+  assert.equal(num(3.14159, 1), '3.1');
+  assert.equal(num(-2.5, 2), '−2.50');
+  assert.equal(num(-0.0001), '0.000');
+  assert.equal(num(-0.4, 0), '0');
+  assert.equal(num(-0), '0.000');
+  assert.equal(num(-10.04, 1), '−10.0');
+  assert.equal(num('12.5%'), '12.5%');
+  assert.equal(num(null), '—');
+  assert.equal(num(undefined), '—');
+  assert.equal(num('3'), '3');
+  assert.equal(num(7n, 1), '7.0');
 });

@@ -1,6 +1,6 @@
-// The one set of DOM and number-format helpers of the lab. Every piece of
-// user or model text goes in through textContent (el()), never innerHTML, so
-// a prompt can never become markup.
+// The one set of DOM and number-format helpers of the lab and the slide
+// widgets. Every piece of user or model text goes in through textContent
+// (el()), never innerHTML, so a prompt can never become markup.
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -8,7 +8,8 @@ export function el(tag, attrs = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'class') node.className = value;
     else if (key === 'text') node.textContent = value;
-    else if (key === 'style') Object.assign(node.style, value);
+    else if (key === 'style' && typeof value === 'object') Object.assign(node.style, value);
+    else if (key === 'dataset') Object.assign(node.dataset, value);
     else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, value === true ? '' : String(value));
   }
@@ -43,3 +44,13 @@ export const fmt = {
       : `${stat.mean.toFixed(digits)} ± ${stat.sd.toFixed(digits)}${unit}`;
   },
 };
+
+// Fixed decimals with a true minus sign, like the decks' m.num; never "−0.000";
+// strings pass through, missing values print as an em dash.
+export function num(x, digits = 3) {
+  if (typeof x === 'string') return x;
+  if (x === null || x === undefined) return '—';
+  let s = Number(x).toFixed(digits);
+  if (/^-0(\.0*)?$/.test(s)) s = s.slice(1);
+  return s.replace('-', '−');
+}

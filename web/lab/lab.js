@@ -80,7 +80,7 @@ async function fetchJSON(name, base = MODELS, folder = 'onnx') {
   const url = new URL(name, base);
   let response;
   try {
-    response = await fetch(url);
+    response = await fetch(url, { cache: 'no-cache' }); // revalidate: a new build replaces stale files
   } catch (err) {
     throw new Error(`could not load ${folder}/${name}: ${err.message}`);
   }

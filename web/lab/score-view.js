@@ -36,7 +36,7 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
       el('td', { text: fmt.meanSd(metadata.models[kind].aggregate?.test_perplexity, 2) }));
   });
   const summary = el('table', { class: 'numbers score-summary' },
-    el('caption', { text: 'On this text (lower is better for both)' }),
+    el('caption', { text: 'On this text (lower is better for both). One text is a small sample: the test-set figure averages every target of the test split.' }),
     el('thead', {}, el('tr', {}, ['Model', 'Cross-entropy (nats/token)', 'Perplexity', 'Tokens scored', 'Test-set perplexity, for comparison']
       .map((t) => el('th', { scope: 'col', text: t })))),
     el('tbody', {}, rows));
@@ -60,7 +60,7 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
       'a perplexity of 20 is as unsure as a fair pick among 20 tokens. ', slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
     el('div', { class: 'table-wrap' }, summary),
     scoreLegend(),
-    el('p', { class: 'note', text: `Under each token, top to bottom: ${metadata.order.map((k) => metadata.models[k].label).join(', ')}. Select a token to compare the three models' top 10 on exactly the same context.` }),
+    el('p', { class: 'note', text: `Under each token, top to bottom: ${metadata.order.map((k) => metadata.models[k].label).join(', ')}, the probability in % ("<1": under 1%). Select a token to compare the three models' top 10 on exactly the same context.` }),
     el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens' }, cols),
     el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' }));
 }

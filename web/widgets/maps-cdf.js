@@ -1,12 +1,7 @@
 // Sampling by a draw from the CDF: a slider sets u in [0, 1); the widget shows
 // each token's interval and which token the draw selects. Table: maps_generation
 // (labels, p and cdf over the toy vocabulary).
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  Object.assign(node, props);
-  node.append(...children);
-  return node;
-}
+import { el } from "../core/dom.js";
 
 export function choose(cdf, u) {
   // tokens with zero probability (the blocked ones) own an empty interval and are never chosen
@@ -25,17 +20,17 @@ export function mount(element, table) {
   const id = `cdf-draw-${Math.random().toString(36).slice(2, 8)}`;
   const input = el("input", { type: "range", min: "0", max: "0.999", step: "0.001", id });
   input.value = String(table.draw);
-  const label = el("label", { htmlFor: id, textContent: "Draw u = " });
-  const uText = el("output", { htmlFor: id });
-  const result = el("p", { className: "cdf-result" });
+  const label = el("label", { for: id, text: "Draw u = " });
+  const uText = el("output", { for: id });
+  const result = el("p", { class: "cdf-result" });
   result.setAttribute("aria-live", "polite");
-  const strip = el("div", { className: "cdf-strip" });
+  const strip = el("div", { class: "cdf-strip" });
   strip.setAttribute("aria-hidden", "true");
-  const marker = el("div", { className: "cdf-marker" });
+  const marker = el("div", { class: "cdf-marker" });
   let start = 0;
   const cells = labels.map((name, i) => {
     const width = Math.max(0, cdf[i] - start) * 100;
-    const cell = el("span", { className: "cdf-cell", title: `${name}: ${start.toFixed(3)}–${cdf[i].toFixed(3)}` });
+    const cell = el("span", { class: "cdf-cell", title: `${name}: ${start.toFixed(3)}–${cdf[i].toFixed(3)}` });
     cell.style.width = `${width}%`;
     cell.textContent = width > 6 ? name : "";
     start = cdf[i];
@@ -57,6 +52,6 @@ export function mount(element, table) {
   input.addEventListener("input", update);
   // reveal.js uses the arrow keys for slides; keep them for the slider while it has focus
   input.addEventListener("keydown", (e) => e.stopPropagation());
-  element.append(el("div", { className: "cdf-controls" }, label, input, " ", uText), strip, result);
+  element.append(el("div", { class: "cdf-controls" }, label, input, " ", uText), strip, result);
   update();
 }

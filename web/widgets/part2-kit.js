@@ -59,32 +59,10 @@ export function prepare(element) {
   });
 }
 
-/** Create an element: el("td", {class: "x", dataset: {key: "p-1"}}, "text" | Node | [..]). */
-export function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "dataset") Object.assign(node.dataset, v);
-    else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of [].concat(children)) {
-    if (c === null || c === undefined) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
+// el() and fmt() are the shared helpers of web/core/dom.js (fmt: true minus sign).
+import { el, num as fmt } from "../core/dom.js";
 
-/** Fixed decimals with a true minus sign, like the deck's m.num; never "−0.000". */
-export function fmt(x, digits = 3) {
-  if (typeof x === "string") return x;
-  if (x === null || x === undefined) return "—";
-  let s = Number(x).toFixed(digits);
-  if (/^-0(\.0*)?$/.test(s)) s = s.slice(1);
-  return s.replace("-", "−");
-}
+export { el, fmt };
 
 const SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉";
 /** 7 -> "₇", 10 -> "₁₀". */

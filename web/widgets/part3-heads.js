@@ -3,19 +3,8 @@
 // and the message H = AV for the receiver. Table: part3_fisherman.
 // All text is set with textContent.
 
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value);
-  }
-  for (const child of [].concat(children)) {
-    node.append(typeof child === "string" ? document.createTextNode(child) : child);
-  }
-  return node;
-}
+import { el, num as fmt } from "../core/dom.js";
 
-const fmt = (x, digits = 3) => x.toFixed(digits).replace("-", "−");
 const vec = (xs, digits = 3) => `[${xs.map((x) => fmt(x, digits)).join(", ")}]`;
 let counter = 0;
 
