@@ -139,4 +139,5 @@ def test_corpus_windows_are_make_windows_of_the_split_ids():
     assert X.shape == (0, 64) and y.shape == (0,) and X.dtype == y.dtype == torch.int32
     X, y = make_windows([[1], [1, 7, 2]], context=3)                  # a story with one ID has no target
     assert X.tolist() == [[0, 0, 1], [0, 1, 7]] and y.tolist() == [7, 2]
+    assert X.dtype == y.dtype == torch.int32                          # windows are stored as int32
     assert make_windows([], context=5)[0].shape == (0, 5)

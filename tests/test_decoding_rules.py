@@ -123,3 +123,10 @@ def test_generate_edges():
     hot = generate(lambda ctx: row, [4], mode="sampled", seed=3, limit=12, temperature=0.2, top_k=2)
     rng = Mulberry32(3)
     assert hot["ids"] == [sampled_choice(row, 0.2, rng, 2) for _ in range(12)] and set(hot["ids"]) == {4, 5}
+
+
+def test_generate_defaults_to_seed_0_and_greedy():
+    row = [0.0, 0.0, -50.0, 0.0, 1.0, 1.0, 0.3]
+    assert generate(lambda ctx: row, [4], mode="sampled", limit=12) == \
+        generate(lambda ctx: row, [4], mode="sampled", seed=0, limit=12)
+    assert generate(lambda ctx: row, [4], limit=3) == generate(lambda ctx: row, [4], mode="greedy", limit=3)

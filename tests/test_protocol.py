@@ -148,3 +148,16 @@ def test_best_validation_state_is_restored_scored_and_saved(tmp_path):
         # and the recorded test loss was measured on them
         assert math.isclose(mean_loss(model, *val), run["val_loss"], rel_tol=1e-5), run["kind"]
         assert math.isclose(mean_loss(model, *test), run["test_loss"], rel_tol=1e-5), run["kind"]
+
+
+def test_eval_steps_at_the_edges_of_the_range():
+    p = lambda steps, every: Profile("p", 1, 1, steps=steps, batch_size=1, eval_every=every, val_windows=1)
+    assert eval_steps(p(301, 100)) == {1, 100, 200, 300, 301}
+    assert eval_steps(p(299, 100)) == {1, 100, 200, 299}
+    assert eval_steps(p(1, 100)) == {1}
+
+
+def test_aggregate_two_seeds_have_an_sd():
+    runs = [{"kind": "attn1", "seed": s, "parameters": 5, "test_loss": v, "test_perplexity": math.exp(v),
+             "train_seconds": 1.0} for s, v in ((11, 3.0), (29, 3.5))]
+    assert aggregate(runs)["attn1"]["test_loss"] == {"mean": 3.25, "sd": statistics.stdev([3.0, 3.5])}

@@ -54,3 +54,40 @@ def test_vocab_save_reproduces_the_committed_file_and_keeps_text_readable(tmp_pa
     raw = (tmp_path / "v.json").read_bytes()
     assert "é".encode("utf-8") in raw and "🐶".encode("utf-8") in raw and b"\\u" not in raw
     assert raw.endswith(b'"\n]\n')
+
+
+def test_bad_vocabularies_are_rejected_with_messages_naming_the_file(tmp_path):
+    import json
+    import pytest
+    from models.tokenizer import SPECIALS, VocabError
+    with pytest.raises(ValueError, match=r"vocabulary must start with \('<PAD>', '<BOS>', '<EOS>', '<UNK>'\)"):
+        Vocab(["<BOS>", "<PAD>", "<EOS>", "<UNK>"])
+    with pytest.raises(ValueError, match="^vocabulary has duplicate tokens$"):
+        Vocab(list(SPECIALS) + ["a", "a"])
+    cases = {
+        "missing.json": (None, r"vocabulary file missing: .*missing\.json"),
+        "corrupt.json": ("[not json", r"vocabulary file is corrupt: .*corrupt\.json"),
+        "dict.json": ({"a": 1}, r"dict\.json: vocabulary file is not a list of strings"),
+        "ints.json": (list(SPECIALS) + [5], r"ints\.json: vocabulary file is not a list of strings"),
+        "order.json": (["<BOS>", "<PAD>", "<EOS>", "<UNK>"], r"order\.json: vocabulary must start with"),
+        "dup.json": (list(SPECIALS) + ["a", "a"], r"dup\.json: vocabulary has duplicate tokens"),
+    }
+    for name, (content, message) in cases.items():
+        path = tmp_path / name
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        elif content is not None:
+            path.write_text(json.dumps(content), encoding="utf-8")
+        with pytest.raises(VocabError, match=message):
+            Vocab.load(path)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(list(SPECIALS) + ["a", "b"]), encoding="utf-8")
+    assert len(Vocab.load(good, size=6)) == 6 and len(Vocab.load(good)) == 6
+    with pytest.raises(VocabError, match=r"good\.json: vocabulary has 6 tokens, expected 7"):
+        Vocab.load(good, size=7)
+
+
+def test_fit_keeps_min_count_and_never_repeats_a_special():
+    vocab = Vocab.fit([["<UNK>", "<UNK>", "<EOS>", "<EOS>", "a", "a", "b", "c", "c", "c"]], max_size=100)
+    assert vocab.itos == ["<PAD>", "<BOS>", "<EOS>", "<UNK>", "c", "a"]      # b (once) left out
+    assert Vocab.fit([["a", "b"]], max_size=100, min_count=1).itos[4:] == ["a", "b"]
