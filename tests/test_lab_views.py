@@ -129,7 +129,7 @@ def test_same_context_comparison_and_score_this(lab, torch_models, vocab):
     lab.click('.model-card[data-kind="mlp"] .tok[data-step="3"]')
     lab.wait_for_selector('.inspect-model[data-kind="attn4"] .context-strip')
     lab.check("#same-context")
-    lab.wait_for_function("document.querySelector('.inspect-intro').textContent.includes('the same context')")
+    lab.wait_for_function("document.querySelector('.inspect-intro').textContent.includes('read the same context here')")
     history = start_history(vocab.encode(prompt)) + result["models"]["mlp"]["ids"][:3]
     ctx = context_window(history)
     for kind in KINDS:
