@@ -111,11 +111,11 @@ def build_lock(build_dir: Path = BUILD_DIR, wait: bool = True):
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EACCES):
                 raise
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip()
+            who = f"another build is running (pid {holder})" if holder else "another build is running"
             if not wait:
-                raise BuildBusy(f"{build_dir}: another build is running (pid {holder})") from exc
-            print(f"{build_dir}: another build is running (pid {holder}); waiting for it to finish",
-                  file=sys.stderr, flush=True)
+                raise BuildBusy(f"{build_dir}: {who}") from exc
+            print(f"{build_dir}: {who}; waiting for it to finish", file=sys.stderr, flush=True)
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)

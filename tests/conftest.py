@@ -6,6 +6,7 @@ driven by Playwright with the flags from DEVELOPERS.md.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -13,7 +14,7 @@ import pytest
 
 from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
 from site_builder.serve import start_server
-from models.settings import ROOT, SITE_DIR as SITE  # ROOT: other tests import it from here
+from models.settings import ROOT, SITE_DIR as SITE, SITE_ONNX  # ROOT: other tests import it from here
 
 
 @pytest.fixture(scope="session")
@@ -75,3 +76,20 @@ def page(browser, site_url):
     pg.watch = PageWatch(pg, site_url)
     yield pg
     context.close()
+
+
+def linked_site(site_dir: Path, root: Path, skip=()) -> Path:
+    """root/site: a copy of the built site made of symlinks, with a real onnx/
+    folder whose files are links too, except the names in ``skip`` (the caller
+    writes its own version of those)."""
+    site = root / "site"
+    site.mkdir()
+    for entry in site_dir.iterdir():
+        if entry.name != SITE_ONNX:
+            os.symlink(entry, site / entry.name)
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
+        if f.name not in skip:
+            os.symlink(f, site / SITE_ONNX / f.name)
+    return site
+

@@ -8,14 +8,13 @@ continuations written by `python -m export`), served as site/onnx/."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from conftest import BASE_FLAGS, CHROMIUM, PageWatch
+from conftest import BASE_FLAGS, CHROMIUM, PageWatch, linked_site
 from site_builder.serve import start_server
 from export.decoding import context_window, start_history
 from export.parity import attention_matrices, teacher_forced
@@ -398,19 +397,10 @@ def test_inspect_a_step_shows_top10_and_attention(page, site_url, references, vo
 
 def _site_with_broken_models(site_dir: Path, root: Path) -> Path:
     """A copy of the site (by symlinks) where attn1.onnx is corrupted and attn4.onnx is missing."""
-    site = root / "site"
-    site.mkdir()
-    for entry in site_dir.iterdir():
-        if entry.name != SITE_ONNX:
-            os.symlink(entry, site / entry.name)
-    (site / SITE_ONNX).mkdir()
-    for f in (site_dir / SITE_ONNX).iterdir():
-        if f.name == "attn1.onnx":
-            data = bytearray(f.read_bytes())
-            data[len(data) // 3] ^= 0x55
-            (site / SITE_ONNX / f.name).write_bytes(bytes(data))
-        elif f.name != "attn4.onnx":
-            os.symlink(f, site / SITE_ONNX / f.name)
+    site = linked_site(site_dir, root, skip={"attn1.onnx", "attn4.onnx"})
+    data = bytearray((site_dir / SITE_ONNX / "attn1.onnx").read_bytes())
+    data[len(data) // 3] ^= 0x55
+    (site / SITE_ONNX / "attn1.onnx").write_bytes(bytes(data))
     return site
 
 

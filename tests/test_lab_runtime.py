@@ -6,12 +6,11 @@ keeps working afterwards. WASM mostly, to stay quick."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from conftest import BASE_FLAGS, CHROMIUM, PageWatch
+from conftest import BASE_FLAGS, CHROMIUM, PageWatch, linked_site
 from models.settings import SITE_ONNX
 from site_builder.serve import start_server
 from test_lab_browser import call, open_lab
@@ -80,14 +79,7 @@ def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_off
 def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
     """The offline copy is checked against metadata.json on every read: a new
     build (changed model, changed metadata) replaces the stale cached file."""
-    site = tmp_path / "site"
-    site.mkdir()
-    for entry in site_dir.iterdir():
-        if entry.name != SITE_ONNX:
-            os.symlink(entry, site / entry.name)
-    (site / SITE_ONNX).mkdir()
-    for f in (site_dir / SITE_ONNX).iterdir():
-        os.symlink(f, site / SITE_ONNX / f.name)
+    site = linked_site(site_dir, tmp_path)
     server, url = start_server(site)
     try:
         context = browser.new_context()
@@ -267,15 +259,7 @@ def test_recovering_from_a_failed_runtime_enables_generate(playwright_instance, 
 
 
 def _site_with_metadata(site_dir: Path, root: Path, metadata: str) -> Path:
-    site = root / "site"
-    site.mkdir()
-    for entry in site_dir.iterdir():
-        if entry.name != SITE_ONNX:
-            os.symlink(entry, site / entry.name)
-    (site / SITE_ONNX).mkdir()
-    for f in (site_dir / SITE_ONNX).iterdir():
-        if f.name != "metadata.json":
-            os.symlink(f, site / SITE_ONNX / f.name)
+    site = linked_site(site_dir, root, skip={"metadata.json"})
     (site / SITE_ONNX / "metadata.json").write_text(metadata, encoding="utf-8")
     return site
 
