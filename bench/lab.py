@@ -49,8 +49,10 @@ def first_and_second_visit(browser, server, url: str, backend: str, prompt: str,
 
 
 def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> dict:
-    """Wall time per generated token of the three-model loop, and the models' own call time in it."""
-    wall, own, per_model = [], [], {k: [] for k in KINDS}
+    """Wall time per generated token of the three-model loop, against the models'
+    own call time: their median call (the ratio), and the time their calls took
+    in the same generations (ratio_to_calls: what the loop itself adds)."""
+    wall, own, calls, per_model = [], [], [], {k: [] for k in KINDS}
     for _ in range(repeats):
         r = evaluate(page, "return await window.lab.generate(arg);",
                      {"prompt": prompt, "mode": "greedy", "limit": tokens, "backend": backend})
@@ -58,10 +60,12 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
         steps = max(m["new_tokens"] for m in models.values())
         wall.append(max(m["total_ms"] for m in models.values()) / max(1, steps))
         own.append(sum(m["median_ms"] for m in models.values()))  # each step calls each model once
+        calls.append(sum(m["compute_ms"] for m in models.values()) / max(1, steps))
         for kind, m in models.items():
             per_model[kind].append(m["median_ms"])
-    ms_token, own_token = statistics.median(wall), statistics.median(own)
+    ms_token, own_token, calls_token = statistics.median(wall), statistics.median(own), statistics.median(calls)
     return {"ms_per_token": ms_token, "own_ms_per_token": own_token, "ratio": ms_token / own_token if own_token else None,
+            "calls_ms_per_token": calls_token, "ratio_to_calls": ms_token / calls_token if calls_token else None,
             "own_ms_per_call": {k: statistics.median(v) for k, v in per_model.items()},
             "tokens": tokens, "repeats": repeats}
 

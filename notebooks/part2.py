@@ -25,12 +25,8 @@
 
 # %%
 import math
-import os
-from pathlib import Path
 
 import numpy as np
-
-from models.settings import ROOT, TABLES_DIR
 
 np.set_printoptions(precision=4, suppress=True, linewidth=110)
 got = {}   # what this notebook computes; checked against the deck at the end
@@ -342,30 +338,6 @@ got["part2_positions.rope.scores"] = scores
 # an error naming each one that differs.
 
 # %%
-import json
+from site_builder.deck_check import check
 
-
-def lookup(key):
-    table, *path = key.split(".")
-    value = json.loads((TABLES / f"{table}.json").read_text(encoding="utf-8"))
-    for part in path:
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
-
-
-def same(a, b):
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
-    return a == b
-
-
-TABLES = Path(os.environ.get("COURSE_TABLES", TABLES_DIR))
-shown = TABLES.relative_to(ROOT) if TABLES.is_relative_to(ROOT) else TABLES
-bad = [key for key, value in got.items() if not same(value, lookup(key))]
-for key in got:
-    print("ok  " if key not in bad else "DIFF", key)
-if bad:
-    raise AssertionError(f"{len(bad)} value(s) differ from {shown}: {', '.join(bad)}")
-print(f"all {len(got)} values match the deck's tables in {shown}")
+check(got)

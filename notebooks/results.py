@@ -30,7 +30,6 @@
 # %%
 import json
 import math
-import os
 from pathlib import Path
 
 import torch
@@ -39,7 +38,7 @@ import torch.nn.functional as F
 from models.checkpoints import load_checkpoint, load_vocab
 from models.corpus import prepare
 from models.nets import KINDS, LABELS
-from models.settings import CONTEXT, EXPORT_DIR, HELD_OUT_PRESET, ROOT, TABLES_DIR, TOKEN_LIMIT
+from models.settings import CONTEXT, EXPORT_DIR, HELD_OUT_PRESET, ROOT, TOKEN_LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=110)
@@ -241,34 +240,11 @@ else:
 # seed-11 rows, in the digits it shows.
 
 # %%
-def lookup(key):
-    table, *path = key.split(".")
-    value = json.loads((TABLES / f"{table}.json").read_text(encoding="utf-8"))
-    if table == "results_runs":        # rows: model, seed, step, val loss, test loss, test ppl, seconds
-        kind = path[-1]
-        return next(row[4:6] for row in value["rows"] if row[0] == LABELS[kind] and row[1] == 11)
-    for part in path:
-        if part == "*":
-            return [item[path[-1]] for item in value]
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
+from site_builder.deck_check import check
 
 
-def same(a, b):
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) and isinstance(b, (int, float)):
-        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
-    return a == b
+def seed11_row(table, path):   # rows: model, seed, step, val loss, test loss, test ppl, seconds
+    return next(row[4:6] for row in table["rows"] if row[0] == LABELS[path[-1]] and row[1] == 11)
 
 
-TABLES = Path(os.environ.get("COURSE_TABLES", TABLES_DIR))
-shown = TABLES.relative_to(ROOT) if TABLES.is_relative_to(ROOT) else TABLES
-bad = [key for key, value in got.items() if not same(value, lookup(key))]
-for key in got:
-    print("ok  " if key not in bad else "DIFF", key)
-if bad:
-    raise AssertionError(f"{len(bad)} value(s) differ from {shown}: {', '.join(bad)}")
-print(f"all {len(got)} values match the deck's tables in {shown}")
+check(got, special={"results_runs": seed11_row})

@@ -10,7 +10,7 @@ from pathlib import Path
 import jinja2
 
 from models.files import read_json
-from models.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR
+from models.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 from models.swap import build_lock, fresh_staging, recover, swap_in
 
 from . import assemble, navigation
@@ -119,7 +119,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
                                                  zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:   # replaces the copy of web/lab/index.html
-        html = env.get_template("web/lab/index.html").render(root="../")
+        html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT)
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
 
 

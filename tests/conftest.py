@@ -14,6 +14,8 @@ import pytest
 
 from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
 from site_builder.serve import start_server
+from models.checkpoints import load_checkpoint, load_vocab
+from models.nets import KINDS
 from models.settings import ROOT, SITE_DIR as SITE, SITE_ONNX  # ROOT: other tests import it from here
 
 
@@ -93,3 +95,14 @@ def linked_site(site_dir: Path, root: Path, skip=()) -> Path:
             os.symlink(f, site / SITE_ONNX / f.name)
     return site
 
+
+@pytest.fixture(scope="session")
+def vocab():
+    """The committed course vocabulary (models/checkpoints/vocab.json)."""
+    return load_vocab()
+
+
+@pytest.fixture(scope="session")
+def torch_models():
+    """The committed checkpoints, one per kind, in eval mode."""
+    return {kind: load_checkpoint(kind)[0].eval() for kind in KINDS}

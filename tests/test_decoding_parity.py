@@ -21,8 +21,8 @@ import torch
 
 from export.decoding import (BANNED, Mulberry32, check_filters, context_window, generate, greedy_choice,
                              kept_ids, ranking, sampled_choice, sampling_weights, start_history)
-from models.checkpoints import CHECKPOINT_DIR
-from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab, detokenize, normalize, tokenize
+from models.settings import CONTEXT
+from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, detokenize, normalize, tokenize
 
 FIXTURES = Path(__file__).parent / "fixtures_lab"
 TRICKY = json.loads((FIXTURES / "tricky_strings.json").read_text(encoding="utf-8"))
@@ -44,11 +44,6 @@ def random_rows(n: int, width: int, seed: int) -> list[list[float]]:
     rows[1][UNK_ID] = rows[1][BOS_ID] = rows[1][PAD_ID] = 100.0   # banned IDs must never win
     rows[2][EOS_ID] = 50.0                                 # EOS may win
     return rows
-
-
-@pytest.fixture(scope="module")
-def vocab() -> Vocab:
-    return Vocab.load(CHECKPOINT_DIR / "vocab.json")
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +84,7 @@ def case(vocab):
         "score_ids": score_ids,
         "score_logprobs": [[], [-0.5], [-1.0, -2.0, -0.25]],
         "bigram": bigram, "generate": generate_cases,
+        "context": CONTEXT,   # the lab reads it from onnx/metadata.json, which export writes from models.settings
         "buffers_b64": [base64.b64encode(b).decode() for b in blobs],
     }
     return {"request": request, "js": run_node(request), "blobs": blobs, "bigram": bigram, "id_lists": id_lists,

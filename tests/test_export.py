@@ -21,7 +21,7 @@ from export.__main__ import main as export_main
 from export.decoding import generate
 from export.onnx_export import ort_run, ort_session
 from export.parity import attention_matrices
-from models.checkpoints import CHECKPOINT_DIR, load_checkpoint, load_vocab, save_checkpoint, sha256_file
+from models.checkpoints import CHECKPOINT_DIR, load_vocab, save_checkpoint, sha256_file
 from models.corpus import prepare
 from models.nets import KINDS, build, count_parameters
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
@@ -53,11 +53,6 @@ def parity(exported):
 @pytest.fixture(scope="module")
 def presets(exported):
     return read("presets.json")
-
-
-@pytest.fixture(scope="module")
-def torch_models():
-    return {kind: load_checkpoint(kind)[0] for kind in KINDS}
 
 
 def test_every_output_file_is_there(exported):

@@ -18,7 +18,7 @@ from conftest import BASE_FLAGS, CHROMIUM, PageWatch, linked_site
 from site_builder.serve import start_server
 from export.decoding import context_window, start_history
 from export.parity import attention_matrices, teacher_forced
-from models.checkpoints import load_checkpoint, load_vocab
+from models.checkpoints import load_checkpoint
 from models.settings import SITE_ONNX
 from models.tokenizer import UNK_ID, tokenize
 
@@ -59,16 +59,6 @@ def lab(browser, site_url):
     assert status["ok"], status
     yield page
     context.close()
-
-
-@pytest.fixture(scope="module")
-def vocab():
-    return load_vocab()
-
-
-@pytest.fixture(scope="module")
-def torch_models():
-    return {kind: load_checkpoint(kind)[0].eval() for kind in KINDS}
 
 
 # ---------------------------------------------------------------- loading

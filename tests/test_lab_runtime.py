@@ -6,12 +6,13 @@ keeps working afterwards. WASM mostly, to stay quick."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from conftest import BASE_FLAGS, CHROMIUM, PageWatch, linked_site
-from models.settings import SITE_ONNX
+from models.settings import SITE_ONNX, TOKEN_LIMIT
 from site_builder.serve import start_server
 from test_lab_browser import call, open_lab
 
@@ -264,9 +265,17 @@ def _site_with_metadata(site_dir: Path, root: Path, metadata: str) -> Path:
     return site
 
 
+def _metadata_without(site_dir: Path, key: str) -> str:
+    metadata = json.loads((site_dir / SITE_ONNX / "metadata.json").read_text(encoding="utf-8"))
+    del metadata[key]
+    return json.dumps(metadata)
+
+
 @pytest.mark.parametrize("broken, field", [("{}", '"order"'), ('{"order": ["mlp"], "models": {}}', '"models.mlp"'),
-                                            ("[]", "expected a JSON object")])
+                                            ("[]", "expected a JSON object"), ("without context", '"context"')])
 def test_invalid_metadata_names_file_and_field(browser, site_dir, tmp_path, broken, field):
+    if broken.startswith("without "):
+        broken = _metadata_without(site_dir, broken.split()[1])
     server, url = start_server(_site_with_metadata(site_dir, tmp_path, broken))
     try:
         context = browser.new_context()
@@ -279,4 +288,29 @@ def test_invalid_metadata_names_file_and_field(browser, site_dir, tmp_path, brok
         assert page.locator("#generate").is_disabled()
         context.close()
     finally:
+        server.shutdown()
+
+
+def test_the_lab_reads_its_context_width_and_token_limit_from_the_build(browser, site_dir, tmp_path):
+    """The lab has no width of its own: a metadata.json that says 32 makes every
+    context 32 IDs (and the 64-wide models then refuse it, with a message). The
+    token limit's default is the one models/settings.py gives the exporter."""
+    metadata = json.loads((site_dir / SITE_ONNX / "metadata.json").read_text(encoding="utf-8"))
+    html = (site_dir / "lab" / "index.html").read_text(encoding="utf-8")
+    limit = re.search(r'<input id="limit"[^>]*value="(\d+)"', html)
+    assert limit and int(limit.group(1)) == metadata["decoding"]["default_limit"] == TOKEN_LIMIT
+    metadata["context"] = 32
+    server, url = start_server(_site_with_metadata(site_dir, tmp_path, json.dumps(metadata)))
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/lab/?backend=wasm")
+        status = page.evaluate("async () => await window.lab.ready")
+        assert page.evaluate("window.lab.context") == 32
+        tok = page.evaluate("window.lab.tokenize('once upon a time')")
+        assert len(tok["context"]) == 32 and tok["context"][-5:] == tok["history"][-5:]
+        assert not any(m["ok"] for m in status["models"].values()), status   # the graphs take 64 IDs
+        assert page.evaluate("document.querySelector('#limit').value") == str(TOKEN_LIMIT)
+    finally:
+        context.close()
         server.shutdown()

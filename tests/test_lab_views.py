@@ -15,7 +15,6 @@ import pytest
 import torch
 
 from export.decoding import BANNED, context_window, kept_ids, sampling_weights, start_history
-from models.checkpoints import load_checkpoint, load_vocab
 from models.tokenizer import detokenize, tokenize
 from test_lab_browser import KINDS, call, open_lab, references  # noqa: F401 (a fixture)
 
@@ -24,16 +23,6 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # What each stop reason must be called on the page (web/lab/view.js STOP_LABELS).
 STOP_LABELS = {"eos": "EOS: the model ended the story", "limit": "token limit reached",
                "stopped": "stopped by you", "error": "error"}
-
-
-@pytest.fixture(scope="module")
-def vocab():
-    return load_vocab()
-
-
-@pytest.fixture(scope="module")
-def torch_models():
-    return {kind: load_checkpoint(kind)[0].eval() for kind in KINDS}
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import math
 import random
 import statistics
 
-import pytest
 import torch
 import torch.nn.functional as F
 

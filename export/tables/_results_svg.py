@@ -116,7 +116,9 @@ def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int
     return _svg(frame, "chart-val-curves", "Validation loss of every training run", desc, body)
 
 
-def _legend(frame: Frame, kinds, labels, seeds) -> list[str]:
+def _model_legend(frame: Frame, kinds, labels) -> tuple[list[str], float, float]:
+    """The legend's group opening and one coloured line per model, right of the
+    plot; returns the lines and the legend's x and next free y."""
     x = frame.width - frame.right + 18
     y = frame.top + 6
     out = [f'<g class="legend" {FONT} font-size="13" fill="#0f172a">']
@@ -124,6 +126,11 @@ def _legend(frame: Frame, kinds, labels, seeds) -> list[str]:
         out.append(f'<line x1="{x}" x2="{x + 26}" y1="{y}" y2="{y}" stroke="{COLOURS[k]}" stroke-width="4"/>')
         out.append(f'<text x="{x + 34}" y="{y + 4}">{escape(labels[k])}</text>')
         y += 22
+    return out, x, y
+
+
+def _legend(frame: Frame, kinds, labels, seeds) -> list[str]:
+    out, x, y = _model_legend(frame, kinds, labels)
     y += 8
     for i, s in enumerate(seeds):
         out.append(f'<line x1="{x}" x2="{x + 26}" y1="{y}" y2="{y}" stroke="#334155" stroke-width="2" '
@@ -233,13 +240,7 @@ def seed_curves(runs: list[dict], labels: dict[str, str], first_shown: int, seed
                             f'stroke-width="3"><title>selected step {p["step"]}: {p["val_loss"]:.3f}</title></circle>')
                 body.append(f'<text {FONT} font-size="13" fill="{colour}" x="{frame.x(p["step"])}" '
                             f'y="{frame.y(p["val_loss"]) - 13}" text-anchor="middle">best, step {p["step"]}</text>')
-    x = frame.width - frame.right + 18
-    y = frame.top + 6
-    legend = [f'<g class="legend" {FONT} font-size="13" fill="#0f172a">']
-    for r in runs:
-        legend.append(f'<line x1="{x}" x2="{x + 26}" y1="{y}" y2="{y}" stroke="{COLOURS[r["kind"]]}" stroke-width="4"/>')
-        legend.append(f'<text x="{x + 34}" y="{y + 4}">{escape(labels[r["kind"]])}</text>')
-        y += 22
+    legend, x, y = _model_legend(frame, [r["kind"] for r in runs], labels)
     legend.append(f'<circle cx="{x + 13}" cy="{y + 8}" r="7" fill="white" stroke="#334155" stroke-width="3"/>')
     legend.append(f'<text x="{x + 34}" y="{y + 12}">selected (best) step</text>')
     legend.append(f'<rect x="{x + 8}" y="{y + 28}" width="10" height="10" fill="#334155"/>')

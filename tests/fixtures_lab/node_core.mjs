@@ -25,7 +25,7 @@ out.mulberry32 = req.seeds.map((seed) => {
   const next = dec.mulberry32(seed);
   return Array.from({ length: req.draws }, () => next());
 });
-out.context_window = req.histories.map((h) => dec.contextWindow(h));
+out.context_window = req.histories.map((h) => dec.contextWindow(h, req.context));
 out.greedy = req.logit_rows.map((row) => dec.greedyChoice(row));
 out.sampled = req.sampled.map(({ row, temperature, seed, draws, top_k: k = 0, top_p: p = 1 }) => {
   const rng = dec.mulberry32(seed);
@@ -41,7 +41,7 @@ out.filter_errors = (req.bad_filters || []).map(([k, p]) => {
   try { dec.checkFilters(k, p); return null; } catch (err) { return err.message; }
 });
 out.log_probability = (req.score_rows || []).map(({ row, target }) => scoring.logProbability(row, target));
-out.score_contexts = (req.score_ids || []).map(({ ids, eos }) => scoring.scoreContexts(ids, eos));
+out.score_contexts = (req.score_ids || []).map(({ ids, eos }) => scoring.scoreContexts(ids, eos, req.context));
 out.summarize = (req.score_logprobs || []).map((lps) => scoring.summarize(lps));
 out.heat = Array.from({ length: 1001 }, (_, i) => inspect.heatColors(i / 1000).contrast);
 out.score_heat = Array.from({ length: 1001 }, (_, i) => inspect.scoreColors(2 ** (-i / 80)).contrast);
@@ -50,7 +50,7 @@ const table = req.bigram;
 out.generate = [];
 for (const g of req.generate) {
   out.generate.push(await dec.generate(async (ctx) => table[ctx[ctx.length - 1]], g.prompt_ids,
-    { mode: g.mode, temperature: g.temperature, seed: g.seed, limit: g.limit, top_k: g.top_k ?? 0, top_p: g.top_p ?? 1 }));
+    { context: req.context, mode: g.mode, temperature: g.temperature, seed: g.seed, limit: g.limit, top_k: g.top_k ?? 0, top_p: g.top_p ?? 1 }));
 }
 out.sha256 = req.buffers_b64.map((b64) => {
   const bytes = Buffer.from(b64, 'base64');

@@ -3,8 +3,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  CONTEXT, BANNED, mulberry32, contextWindow, startHistory, greedyChoice, checkFilters, ranking, keptIds,
-  samplingWeights, sampledChoice, choose, Decoder, generate, softmax, topK,
+  BANNED, mulberry32, contextWindow as windowOf, startHistory, greedyChoice, checkFilters, ranking, keptIds,
+  samplingWeights, sampledChoice, choose, Decoder, generate, softmax, topK, checkWidth,
 } from '../../web/core/decoding.js';
 import { PAD_ID, BOS_ID, EOS_ID, UNK_ID } from '../../web/core/tokenizer.js';
 
@@ -20,10 +20,19 @@ function mulberry32BigInt(seed) {
   };
 }
 
+// The lab reads the width from onnx/metadata.json; these tests use the course's 64.
+const W = 64;
+const contextWindow = (history, size = W) => windowOf(history, size);
+
 const close = (a, b, tol = 1e-12) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
 
-test('constants: a 64-token context, PAD BOS UNK banned', () => {
-  assert.equal(CONTEXT, 64);
+test('constants: PAD BOS UNK banned; the context width is always given', () => {
+  assert.throws(() => windowOf([5]), /context width must be a whole number >= 0 \(metadata.json's context\), got undefined/);
+  assert.throws(() => windowOf([5], 2.5), /got 2.5/);
+  assert.throws(() => windowOf([5], -1), /got -1/);
+  assert.equal(checkWidth(0), 0);
+  assert.throws(() => new Decoder([5], { limit: 3 }), /context width/);
+  assert.throws(() => new Decoder([5], { context: W }), /limit must be a whole number of tokens, got undefined/);
   assert.deepEqual([...BANNED].sort(), [PAD_ID, BOS_ID, UNK_ID].sort());
   assert.ok(!BANNED.has(EOS_ID));
 });
@@ -172,10 +181,10 @@ function bigram(V, seed) {
 }
 
 test('Decoder: context, step, EOS and limit stops, finish', () => {
-  assert.throws(() => new Decoder([5], { mode: 'beam' }), /mode must be 'greedy' or 'sampled', got beam/);
-  assert.throws(() => new Decoder([5], { top_k: -1 }), /top_k/);
-  assert.throws(() => new Decoder([5], { top_p: 0 }), /top_p/);
-  const d = new Decoder([5, 6], { limit: 3 });
+  assert.throws(() => new Decoder([5], { context: W, limit: 3, mode: 'beam' }), /mode must be 'greedy' or 'sampled', got beam/);
+  assert.throws(() => new Decoder([5], { context: W, limit: 3, top_k: -1 }), /top_k/);
+  assert.throws(() => new Decoder([5], { context: W, limit: 3, top_p: 0 }), /top_p/);
+  const d = new Decoder([5, 6], { context: W, limit: 3 });
   assert.equal(d.stop, null);
   assert.deepEqual([...d.context()], contextWindow([BOS_ID, 5, 6]));
   assert.equal(d.step([0, 0, 0, 0, 0, 0, 0, 1]), 7);
@@ -191,21 +200,22 @@ test('Decoder: context, step, EOS and limit stops, finish', () => {
   d.finish('error');
   assert.equal(d.stop, 'limit');                                        // a finished decoder keeps its reason
 
-  const e = new Decoder([], { limit: 5 });
+  const e = new Decoder([], { context: W, limit: 5 });
   assert.equal(e.step([0, 0, 5, 0, 1]), EOS_ID);
   assert.deepEqual(e.ids, []);
   assert.deepEqual(e.history, [BOS_ID]);                                // EOS adds no text
   assert.equal(e.stop, 'eos');
   assert.equal(e.calls, 1);
 
-  const f = new Decoder([4], { limit: 5 });
+  const f = new Decoder([4], { context: W, limit: 5 });
   f.finish('stop');
   assert.equal(f.stop, 'stop');
-  assert.equal(new Decoder([4], { limit: 0 }).stop, 'limit');
-  assert.equal(new Decoder([4], { limit: -1 }).stop, 'limit');
-  const g = new Decoder([4]);
-  assert.deepEqual([g.mode, g.temperature, g.limit, g.topK, g.topP], ['greedy', 1, 24, 0, 1]);
-  const long = new Decoder(Array.from({ length: 100 }, (_, i) => 4 + (i % 30)));
+  assert.equal(new Decoder([4], { context: W, limit: 0 }).stop, 'limit');
+  assert.equal(new Decoder([4], { context: W, limit: -1 }).stop, 'limit');
+  const g = new Decoder([4], { context: W, limit: 7 });
+  assert.deepEqual([g.width, g.mode, g.temperature, g.limit, g.topK, g.topP], [W, 'greedy', 1, 7, 0, 1]);
+  assert.deepEqual([...new Decoder([5, 6, 7], { context: 2, limit: 1 }).context()], [6, 7]);   // the width it was given
+  const long = new Decoder(Array.from({ length: 100 }, (_, i) => 4 + (i % 30)), { context: W, limit: 1 });
   assert.deepEqual([...long.context()], contextWindow(long.history));
 });
 
@@ -214,7 +224,7 @@ test('generate runs the Decoder loop: greedy, sampled with a seed, top-k/top-p',
   const table = bigram(V, 11);
   const calls = [];
   const fn = async (ctx) => { calls.push(ctx); return table[ctx[ctx.length - 1]]; };
-  const greedy = await generate(fn, [5, 6], { limit: 10 });
+  const greedy = await generate(fn, [5, 6], { context: W, limit: 10 });
   // the same loop by hand
   const history = [BOS_ID, 5, 6], ids = [];
   let stop = 'limit', n = 0;
@@ -229,7 +239,7 @@ test('generate runs the Decoder loop: greedy, sampled with a seed, top-k/top-p',
   assert.ok(calls.every((c) => c.length === 64));
   assert.notEqual(calls[0], calls[1]);                                  // each call gets its own copy
 
-  const opts = { mode: 'sampled', temperature: 0.8, seed: 99, limit: 40, top_k: 5, top_p: 0.9 };
+  const opts = { context: W, mode: 'sampled', temperature: 0.8, seed: 99, limit: 40, top_k: 5, top_p: 0.9 };
   const sampled = await generate(async (ctx) => table[ctx[63]], [9], opts);
   const rng = mulberry32(99), h = [BOS_ID, 9], out = [];
   let s = 'limit', c = 0;
@@ -243,12 +253,12 @@ test('generate runs the Decoder loop: greedy, sampled with a seed, top-k/top-p',
   const other = await generate(async (ctx) => table[ctx[63]], [9], { ...opts, seed: 100 });
   assert.notDeepEqual(other.ids, sampled.ids);
 
-  const eos = await generate(async () => [0, 0, 1, 0, 0], [4], { limit: 5 });
+  const eos = await generate(async () => [0, 0, 1, 0, 0], [4], { context: W, limit: 5 });
   assert.deepEqual(eos, { ids: [], stop: 'eos', calls: 1 });
-  const none = await generate(async () => [0, 0, 0, 0, 1], [4], { limit: 0 });
+  const none = await generate(async () => [0, 0, 0, 0, 1], [4], { context: W, limit: 0 });
   assert.deepEqual(none, { ids: [], stop: 'limit', calls: 0 });
-  const dflt = await generate(async () => [0, 0, 0, 0, 1], []);
-  assert.equal(dflt.ids.length, 24);
+  const short = await generate(async (ctx) => { assert.equal(ctx.length, 3); return [0, 0, 0, 0, 1]; }, [], { context: 3, limit: 6 });
+  assert.equal(short.ids.length, 6);
 });
 
 test('softmax: normalized exp((x - max) / T) over every ID', () => {
@@ -276,4 +286,22 @@ test('topK: the k largest, largest first, lower index on ties', () => {
   const values = Array.from({ length: 200 }, () => Math.round(r() * 50));
   const expected = values.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, 10).map((x) => x[1]);
   assert.deepEqual(topK(values, 10), expected);
+});
+
+test('softmax and sampling weights shift by the largest allowed logit: huge logits stay finite', () => {
+  const base = [0.5, -1, 2, 0.25, 1.5, -0.75, 3];
+  const big = base.map((x) => x + 5000);                               // exp(5000) overflows without the shift
+  const p = softmax(big), q = softmax(base);
+  base.forEach((_, i) => assert.ok(Number.isFinite(p[i]) && close(p[i], q[i], 1e-9), `softmax ${i}`));
+  const w = samplingWeights(big, 0.7), v = samplingWeights(base, 0.7);
+  base.forEach((_, i) => assert.ok(Number.isFinite(w[i]) && close(w[i], v[i], 1e-9), `weight ${i}`));
+  assert.equal(Math.max(...w), 1);                                      // the top allowed ID weighs exactly 1
+  // a banned ID's huge logit does not set the shift (else every allowed weight would underflow to 0)
+  const padHigh = [9000, 0, 1, 0, 2, 0.5];
+  const u = samplingWeights(padHigh, 1);
+  assert.equal(u[PAD_ID], 0);
+  assert.equal(u[4], 1);
+  assert.ok(close(u[2], Math.exp(-1)));
+  assert.equal(sampledChoice(padHigh, 1, () => 0.999999), 5);           // the last allowed ID with weight
+  assert.equal(greedyChoice(padHigh), 4);
 });

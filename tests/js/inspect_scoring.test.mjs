@@ -6,8 +6,11 @@ import {
   distributions, topRows, BLUES, ORANGES, heatRgb, contrast, heatColors, SCORE_MAX_BITS, scoreColors,
 } from '../../web/core/inspect.js';
 import { scoreContexts, logProbability, summarize, surprisalBits } from '../../web/core/scoring.js';
-import { contextWindow } from '../../web/core/decoding.js';
+import { contextWindow as windowOf } from '../../web/core/decoding.js';
 import { BOS_ID, EOS_ID } from '../../web/core/tokenizer.js';
+
+const W = 64; // the course's width (the lab reads it from onnx/metadata.json)
+const contextWindow = (history) => windowOf(history, W);
 
 const close = (a, b, tol = 1e-12) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
 const LOGITS = [4, 0.5, 1.0, 2.5, 3.0, 2.0, 0.5, 2.0];      // allowed: 2, 4, 5, 6, 7; PAD's logit is the largest
@@ -119,16 +122,17 @@ test('scoreColors: by surprisal in bits, clipped at 12', () => {
 
 test('scoreContexts: each target read from BOS + the tokens before it', () => {
   const ids = [5, 6, 7];
-  const { targets, contexts } = scoreContexts(ids);
+  const { targets, contexts } = scoreContexts(ids, false, W);
   assert.deepEqual(targets, [5, 6, 7]);
   assert.deepEqual(contexts, [contextWindow([BOS_ID]), contextWindow([BOS_ID, 5]), contextWindow([BOS_ID, 5, 6])]);
-  const withEos = scoreContexts(ids, true);
+  const withEos = scoreContexts(ids, true, W);
   assert.deepEqual(withEos.targets, [5, 6, 7, EOS_ID]);
   assert.deepEqual(withEos.contexts[3], contextWindow([BOS_ID, 5, 6, 7]));
   assert.deepEqual(ids, [5, 6, 7]);
   const long = Array.from({ length: 100 }, (_, i) => 4 + i);
-  assert.deepEqual(scoreContexts(long).contexts[99], long.slice(35, 99));
-  assert.deepEqual(scoreContexts([]), { targets: [], contexts: [] });
+  assert.deepEqual(scoreContexts(long, false, W).contexts[99], long.slice(35, 99));
+  assert.deepEqual(scoreContexts([], false, W), { targets: [], contexts: [] });
+  assert.deepEqual(scoreContexts([5, 6], false, 2).contexts, [[0, BOS_ID], [BOS_ID, 5]]);
 });
 
 test('logProbability: log softmax over every logit', () => {

@@ -1,6 +1,6 @@
 // The decoding rule, a mirror of export/decoding.py (tests compare the two).
-//   history = [BOS] + prompt IDs (no EOS); context = last 64 IDs, left-padded
-//   with PAD; PAD, BOS and UNK are never chosen; EOS stops without adding text;
+//   history = [BOS] + prompt IDs (no EOS); context = the last `context` IDs
+//   (metadata.json's context width), left-padded with PAD; PAD, BOS and UNK are never chosen; EOS stops without adding text;
 //   greedy = highest logit (lowest ID on ties); sampled = softmax(logits / T)
 //   over the allowed IDs in float64, one mulberry32 draw per step; top-k then
 //   top-p (sampled only): rank the allowed IDs by logit (lower ID first on
@@ -11,8 +11,8 @@
 
 import { PAD_ID, BOS_ID, EOS_ID, UNK_ID } from './tokenizer.js';
 
-export const CONTEXT = 64;
 export const BANNED = new Set([PAD_ID, BOS_ID, UNK_ID]);
+const isBanned = (i) => i === PAD_ID || i === BOS_ID || i === UNK_ID; // BANNED, without a Set lookup per ID
 
 // Tommy Ettinger's mulberry32; floats in [0, 1) with 32 random bits.
 export function mulberry32(seed) {
@@ -25,7 +25,14 @@ export function mulberry32(seed) {
   };
 }
 
-export function contextWindow(history, size = CONTEXT) {
+// The context width comes from onnx/metadata.json (the lab) or the caller (tests).
+export function checkWidth(size) {
+  if (!(Number.isInteger(size) && size >= 0)) throw new Error(`the context width must be a whole number >= 0 (metadata.json's context), got ${size}`);
+  return size;
+}
+
+export function contextWindow(history, size) {
+  checkWidth(size);
   const tail = size ? history.slice(-size) : [];
   return new Array(size - tail.length).fill(PAD_ID).concat(tail);
 }
@@ -37,7 +44,7 @@ export function startHistory(promptIds) {
 export function greedyChoice(logits) {
   let best = -1, bestValue = -Infinity;
   for (let i = 0; i < logits.length; i++) {
-    if (BANNED.has(i)) continue;
+    if (isBanned(i)) continue;
     const v = logits[i];
     if (best < 0 || v > bestValue) { best = i; bestValue = v; }
   }
@@ -52,7 +59,7 @@ export function checkFilters(topK = 0, topP = 1) {
 // The allowed IDs, highest logit first, lower ID first on ties.
 export function ranking(logits) {
   const ids = [];
-  for (let i = 0; i < logits.length; i++) if (!BANNED.has(i)) ids.push(i);
+  for (let i = 0; i < logits.length; i++) if (!isBanned(i)) ids.push(i);
   return ids.sort((a, b) => (logits[b] - logits[a]) || (a - b));
 }
 
@@ -81,9 +88,9 @@ export function samplingWeights(logits, temperature, topK = 0, topP = 1) {
   let top = -Infinity;
   for (let i = 0; i < n; i++) {
     weights[i] = Number(logits[i]) / temperature;
-    if (!BANNED.has(i) && weights[i] > top) top = weights[i];
+    if (!isBanned(i) && weights[i] > top) top = weights[i];
   }
-  for (let i = 0; i < n; i++) weights[i] = BANNED.has(i) ? 0 : Math.exp(weights[i] - top);
+  for (let i = 0; i < n; i++) weights[i] = isBanned(i) ? 0 : Math.exp(weights[i] - top);
   if (topK || topP < 1) {
     const keep = new Uint8Array(n);
     for (const i of keptIds(logits, weights, topK, topP)) keep[i] = 1;
@@ -115,26 +122,29 @@ export function choose(logits, mode, temperature, rng, topK = 0, topP = 1) {
   throw new Error(`mode must be 'greedy' or 'sampled', got ${mode}`);
 }
 
-// One prompt's decoding loop, one step at a time: context() gives the 64 IDs
-// the model reads next (written into one reused array), step(logits) makes the
+// One prompt's decoding loop, one step at a time: context() gives the
+// `context` IDs the model reads next (written into one reused array), step(logits) makes the
 // choice. stop is null while running, then 'eos' or 'limit' (or what finish()
 // was told). Mirrors export.decoding.generate.
 export class Decoder {
-  constructor(promptIds, { mode = 'greedy', temperature = 1, seed = 0, limit = 24, top_k: topK = 0, top_p: topP = 1 } = {}) {
+  // context (the width) and limit come from onnx/metadata.json (context, decoding.default_limit).
+  constructor(promptIds, { context, limit, mode = 'greedy', temperature = 1, seed = 0, top_k: topK = 0, top_p: topP = 1 } = {}) {
+    checkWidth(context);
+    if (!Number.isInteger(limit)) throw new Error(`limit must be a whole number of tokens, got ${limit}`);
     if (mode !== 'greedy' && mode !== 'sampled') throw new Error(`mode must be 'greedy' or 'sampled', got ${mode}`);
     checkFilters(topK, topP);
-    Object.assign(this, { mode, temperature, limit, topK, topP });
+    Object.assign(this, { width: context, mode, temperature, limit, topK, topP });
     this.rng = mulberry32(seed);
     this.history = startHistory(promptIds);
     this.ids = [];
     this.calls = 0;
     this.stop = limit > 0 ? null : 'limit';
-    this.window = new Array(CONTEXT);
+    this.window = new Array(context);
   }
 
   context() {
-    const h = this.history, w = this.window, start = h.length - CONTEXT;
-    for (let j = 0; j < CONTEXT; j++) w[j] = start + j >= 0 ? h[start + j] : PAD_ID;
+    const h = this.history, w = this.window, n = this.width, start = h.length - n;
+    for (let j = 0; j < n; j++) w[j] = start + j >= 0 ? h[start + j] : PAD_ID;
     return w;
   }
 

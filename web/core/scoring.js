@@ -1,16 +1,16 @@
 // Score mode's maths, a mirror of export/parity.py's teacher_forced: every
 // token of a text is predicted from the tokens before it (history = BOS +
-// tokens so far, its last 64 IDs left-padded with PAD), with a softmax over
+// tokens so far, its last `width` IDs left-padded with PAD), with a softmax over
 // all logits (specials included) in float64.
 
 import { contextWindow, startHistory } from './decoding.js';
 import { EOS_ID } from './tokenizer.js';
 
 // The targets (the text's IDs, then EOS when asked) and the context each is read from.
-export function scoreContexts(ids, eos = false) {
+export function scoreContexts(ids, eos, width) {
   const targets = eos ? [...ids, EOS_ID] : [...ids];
   const history = startHistory(ids);
-  const contexts = targets.map((_, t) => contextWindow(history.slice(0, t + 1)));
+  const contexts = targets.map((_, t) => contextWindow(history.slice(0, t + 1), width));
   return { targets, contexts };
 }
 

@@ -78,7 +78,7 @@ export function checkMetadata(m, file = 'onnx/metadata.json') {
     if (typeof e.label !== 'string') fail(file, `models.${kind}.label`, 'must be a string');
   }
   if (!isCount(m.vocab_size)) fail(file, 'vocab_size', 'must be a positive integer');
-  if (m.context !== undefined && !isCount(m.context)) fail(file, 'context', 'must be a positive integer');
+  if (!isCount(m.context)) fail(file, 'context', 'must be a positive integer (the context width)');
   if (!isObject(m.special_ids) || !Number.isInteger(m.special_ids.EOS)) fail(file, 'special_ids.EOS', 'must be an integer');
   if (!Array.isArray(m.banned_ids)) fail(file, 'banned_ids', 'must be a list of IDs');
   return m;

@@ -2,7 +2,7 @@
 // Inference runs in worker.js; this file only tokenizes, renders and talks to it.
 
 import { Vocab, tokenize, UNK_ID, EOS_ID } from '../core/tokenizer.js';
-import { CONTEXT, checkFilters, contextWindow, startHistory } from '../core/decoding.js';
+import { checkFilters, contextWindow, startHistory } from '../core/decoding.js';
 import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
 import { el, fmt } from '../core/dom.js';
 import { renderPreview, modelCard, renderOutput, renderStats, renderResults, backendName, markSelected } from './view.js';
@@ -257,7 +257,7 @@ function analyse(text) {
   const tokens = tokenize(text);
   const ids = S.vocab.encodeTokens(tokens);
   const history = startHistory(ids);
-  return { tokens, ids, history, context: contextWindow(history), unknown: ids.filter((i) => i === UNK_ID).length };
+  return { tokens, ids, history, context: contextWindow(history, S.metadata.context), unknown: ids.filter((i) => i === UNK_ID).length };
 }
 
 let previewPending = false;
@@ -266,7 +266,7 @@ function schedulePreview() {
   previewPending = true;
   requestAnimationFrame(() => {
     previewPending = false;
-    renderPreview($('preview'), $('preview-summary'), analyse($('prompt').value), CONTEXT);
+    renderPreview($('preview'), $('preview-summary'), analyse($('prompt').value), S.metadata.context);
   });
 }
 
@@ -366,7 +366,8 @@ function problems(o) {
   try { checkFilters(o.top_k, 1); } catch { out.top_k = 'top-k must be a whole number, 0 or more (0 keeps every token)'; }
   try { checkFilters(0, o.top_p); } catch { out.top_p = 'top-p must be above 0 and at most 1 (1 keeps every token)'; }
   if (!(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= 4294967295)) out.seed = 'seed must be a whole number from 0 to 4294967295';
-  if (!(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= 1024)) out.limit = 'token limit must be a whole number from 1 to 1024';
+  const maxLimit = Number($('limit').max); // the page's input says the range
+  if (!(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= maxLimit)) out.limit = `token limit must be a whole number from 1 to ${maxLimit}`;
   return out;
 }
 
@@ -413,18 +414,21 @@ function flushRender() {
 function onWorkerEvent(msg) {
   const run = S.run;
   if (!run || msg.runId !== run.id) return;
-  const m = run.results[msg.prompt][msg.kind];
-  if (msg.event === 'step') {
-    if (msg.prompt === 0) m.steps.push(msg.step); // only the shown prompt keeps its steps for inspection
-    else m.stepCount += 1;
-    if (msg.step.id !== EOS_ID) {
-      m.ids.push(msg.step.id);
-      m.tokens.push(S.vocab.token(msg.step.id));
+  if (msg.event === 'steps') {
+    for (const step of msg.steps) {
+      const m = run.results[step.prompt][step.kind];
+      if (step.prompt === 0) m.steps.push(step); // only the shown prompt keeps its steps for inspection
+      else m.stepCount += 1;
+      if (step.id !== EOS_ID) {
+        m.ids.push(step.id);
+        m.tokens.push(S.vocab.token(step.id));
+      }
+      if (step.prompt === 0) scheduleRender(step.kind);
     }
   } else if (msg.event === 'done') {
-    m.stats = msg.stats;
+    run.results[msg.prompt][msg.kind].stats = msg.stats;
+    if (msg.prompt === 0) scheduleRender(msg.kind);
   }
-  if (msg.prompt === 0) scheduleRender(msg.kind);
 }
 
 // The context a model read at step i of the shown run, and the history
@@ -432,7 +436,7 @@ function onWorkerEvent(msg) {
 function stepContext(kind, index) {
   const run = S.run;
   const history = startHistory(run.promptIds).concat(run.models[kind].ids.slice(0, index));
-  return { context: contextWindow(history), offset: history.length - CONTEXT, historyLength: history.length };
+  return { context: contextWindow(history, S.metadata.context), offset: history.length - S.metadata.context, historyLength: history.length };
 }
 
 async function selectStep(kind, index) {
@@ -608,7 +612,7 @@ async function scoreJob(job, { text, eos = false, backend } = {}) {
   const a = analyse(text);
   if (!a.ids.length && !eos) throw new Error('the text has no tokens to score: type some words (or ask for the EOS target)');
   {
-    const { targets, contexts } = scoreContexts(a.ids, Boolean(eos));
+    const { targets, contexts } = scoreContexts(a.ids, Boolean(eos), S.metadata.context);
     const models = {};
     for (const kind of S.metadata.order) {
       const logProbs = [];
@@ -655,7 +659,7 @@ async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
   checkKind(S.metadata, kind);
   const choice = checkBackend(backend ?? $('backend').value);
   if (!Array.isArray(contexts) || !contexts.length) throw new Error('contexts must be a non-empty array of ID arrays');
-  contexts.forEach((ctx, b) => checkIds(ctx, S.metadata.vocab_size, CONTEXT, `context ${b}`));
+  contexts.forEach((ctx, b) => checkIds(ctx, S.metadata.vocab_size, S.metadata.context, `context ${b}`));
   const status = await useBackend(choice);
   const out = await call('run', { kind, backend: status.backend, contexts, matrix });
   const C = S.metadata.vocab_size;
@@ -670,19 +674,19 @@ async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
 }
 
 async function logits(kind, ids, options = {}) {
-  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new Error('ids must be an array of 64 token IDs (or an array of such arrays)');
+  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new Error('ids must be an array of lab.context token IDs (or an array of such arrays)');
   const batch = Array.isArray(ids[0]);
   const out = await runContexts(kind, batch ? ids : [ids], options);
   return batch ? out.logits : out.logits[0];
 }
 
-// The full causal attention matrix of one 64-ID context, computed in the ONNX
+// The full causal attention matrix of one context (lab.context IDs), computed in the ONNX
 // graph: [head][query][key], rows as in forward_details (a PAD query's row is 0).
 async function attentionMatrix(kind, ids, options = {}) {
   await lab.ready;
   checkKind(S.metadata, kind);
   if (!S.metadata.models[kind].heads) throw new Error(`${kind} has no attention, so it has no attention matrix`);
-  if (!Array.isArray(ids) || ids.length !== CONTEXT) throw new Error(`attentionMatrix needs one context of ${CONTEXT} IDs`);
+  if (!Array.isArray(ids) || ids.length !== S.metadata.context) throw new Error(`attentionMatrix needs one context of ${S.metadata.context} IDs`);
   const out = await runContexts(kind, [ids], { ...options, matrix: true });
   const [, heads, T] = out.matrixDims;
   return Array.from({ length: heads }, (_, h) => Array.from({ length: T }, (__, q) =>
@@ -730,6 +734,7 @@ async function start() {
   S.presets = presets;
   S.inspectCounter = 0;
   lab.metadata = metadata;
+  lab.context = metadata.context;
   lab.presets = presets;
   linkSlides();
 
@@ -822,7 +827,7 @@ async function start() {
 
 const lab = {
   version: 2,
-  context: CONTEXT,
+  context: null, // metadata.json's context width, once loaded
   metadata: null,
   presets: null,
   tokenize: (text) => {

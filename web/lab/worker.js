@@ -4,7 +4,7 @@
 // Which onnxruntime-web build each runtime loads, the checked and cached
 // downloads and the WebGPU probe live in runtime.js.
 
-import { CONTEXT, Decoder, contextWindow, startHistory } from '../core/decoding.js';
+import { Decoder, contextWindow, startHistory } from '../core/decoding.js';
 import { describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl } from './runtime.js';
 import { checkBackend, checkIds, checkRuns } from './guards.js';
 
@@ -96,14 +96,24 @@ async function plan({ backend, considerSoftware = false }) {
   return { runtimes: ['webgpu', 'wasm'], gpu };
 }
 
+// One reused input buffer per batch size: runs are serialized and onnxruntime
+// copies the input before run() resolves, so the next call may overwrite it.
+// IDs are written as two little-endian 32-bit halves (ID, 0): no BigInt per slot.
+const inputBuffers = new Map();
 function feeds(contexts, Tensor) {
-  const flat = new BigInt64Array(contexts.length * CONTEXT);
+  const width = state.metadata.context;
+  let buffer = inputBuffers.get(contexts.length);
+  if (!buffer) {
+    const flat = new BigInt64Array(contexts.length * width);
+    inputBuffers.set(contexts.length, buffer = { flat, halves: new Int32Array(flat.buffer) });
+  }
+  const { flat, halves } = buffer;
   for (let b = 0; b < contexts.length; b++) {
     const ctx = contexts[b];
-    if (ctx.length !== CONTEXT) throw new Error(`a context must hold ${CONTEXT} IDs, got ${ctx.length}`);
-    for (let j = 0; j < CONTEXT; j++) flat[b * CONTEXT + j] = BigInt(ctx[j]);
+    if (ctx.length !== width) throw new Error(`a context must hold ${width} IDs, got ${ctx.length}`);
+    for (let j = 0, k = 2 * b * width; j < width; j++, k += 2) { halves[k] = ctx[j]; halves[k + 1] = 0; }
   }
-  return { context_ids: new Tensor('int64', flat, [contexts.length, CONTEXT]) };
+  return { context_ids: new Tensor('int64', flat, [contexts.length, width]) };
 }
 
 async function createSession(kind, backend) {
@@ -114,23 +124,24 @@ async function createSession(kind, backend) {
   state.tensors.set(session, ort.Tensor);
   const createMs = performance.now() - t0;
   const t1 = performance.now();
-  await runSession(session, [contextWindow(startHistory([]))]);
+  await runSession(session, [contextWindow(startHistory([]), state.metadata.context)]);
   return { session, create_ms: createMs, warmup_ms: performance.now() - t1 };
 }
 
-// Fetches logits and the final query's attention; the full causal matrix
-// (output attention_matrix) only when asked for.
-async function runSession(session, contexts, { matrix = false } = {}) {
-  const names = session.outputNames.filter((n) => n !== 'attention_matrix' || matrix);
+// Fetches logits and the final query's attention (or, for the decoding loop,
+// logits only); the full causal matrix (output attention_matrix) only when asked for.
+async function runSession(session, contexts, { matrix = false, logitsOnly = false } = {}) {
+  const names = logitsOnly ? ['logits'] : session.outputNames.filter((n) => n !== 'attention_matrix' || matrix);
   const outputs = await session.run(feeds(contexts, state.tensors.get(session)), names);
   const logits = outputs.logits;
-  const result = { logits: new Float32Array(await logits.getData()), dims: logits.dims.map(Number) };
+  // getData() gives a copy that outlives dispose() (downloaded from the GPU, or out of the WASM heap)
+  const result = { logits: await logits.getData(), dims: logits.dims.map(Number) };
   if (outputs.attention) {
-    result.attention = new Float32Array(await outputs.attention.getData());
+    result.attention = await outputs.attention.getData();
     result.attentionDims = outputs.attention.dims.map(Number);
   }
   if (outputs.attention_matrix) {
-    result.matrix = new Float32Array(await outputs.attention_matrix.getData());
+    result.matrix = await outputs.attention_matrix.getData();
     result.matrixDims = outputs.attention_matrix.dims.map(Number);
   }
   for (const t of Object.values(outputs)) t.dispose?.();
@@ -178,7 +189,7 @@ async function prepare({ backend, considerSoftware = false }) {
 }
 
 async function timeOneCall(backend) {
-  const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]))];
+  const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]), state.metadata.context)];
   let total = 0;
   for (const kind of state.metadata.order) {
     const session = state.sessions[backend][kind];
@@ -215,22 +226,22 @@ function sessionFor(kind, backend) {
   throw new Error(`${kind} is not available on ${backend}: ${why}`);
 }
 
-async function run({ kind, backend, contexts, matrix = false }) {
+async function run({ kind, backend, contexts, matrix = false, logitsOnly = false }) {
   const session = sessionFor(kind, backend);
   if (matrix && !session.outputNames.includes('attention_matrix')) {
     throw new Error(`${kind} has no attention, so it has no attention matrix`);
   }
   const t0 = performance.now();
-  const out = await serialized(() => runSession(session, contexts, { matrix }));
+  const out = await serialized(() => runSession(session, contexts, { matrix, logitsOnly }));
   out.ms = performance.now() - t0;
   out.backend = backend;
   return out;
 }
 
-// Contexts from outside (lab.run, lab.logits): 64 integer IDs in [0, vocab size).
+// Contexts from outside (lab.run, lab.logits): metadata.context integer IDs in [0, vocab size).
 function checkContexts(contexts, vocabSize) {
   if (!Array.isArray(contexts) || !contexts.length) throw new Error('contexts must be a non-empty array of ID arrays');
-  contexts.forEach((ctx, b) => checkIds(ctx, vocabSize, CONTEXT, `context ${b}`));
+  contexts.forEach((ctx, b) => checkIds(ctx, vocabSize, state.metadata.context, `context ${b}`));
 }
 
 // Timed single-context calls; at most MAX_BENCH_RUNS (guards.js), and Stop ends it
@@ -238,7 +249,7 @@ function checkContexts(contexts, vocabSize) {
 async function bench({ kind, backend, runs, runId }) {
   checkRuns(runs);
   const session = sessionFor(kind, backend);
-  const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]))];
+  const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]), state.metadata.context)];
   const times = [];
   let stopped = false;
   try {
@@ -264,11 +275,15 @@ function median(values) {
 
 // One decoding loop (web/core's Decoder) per model and prompt. The models
 // take turns, one model call at a time; a model's active prompts share that
-// call as one batch. Each choice is posted as soon as it is made; the page
-// rebuilds contexts and the inspected distributions from the IDs.
+// call as one batch, which fetches logits only. Choices go to the page in
+// 'steps' messages at most once a frame (FRAME_MS), since waking the page
+// costs more than a model call here; the page rebuilds contexts and the
+// inspected distributions from the IDs. Once a frame, too, the loop lets
+// queued messages (Stop) in.
+const FRAME_MS = 16;
 async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit, top_k: topK = 0, top_p: topP = 1 }) {
   const C = state.metadata.vocab_size;
-  const options = { mode, temperature, seed, limit, top_k: topK, top_p: topP };
+  const options = { context: state.metadata.context, mode, temperature, seed, limit, top_k: topK, top_p: topP };
   const models = kinds.map((kind) => ({
     kind,
     loops: prompts.map((promptIds, prompt) => Object.assign(new Decoder(promptIds, options),
@@ -288,32 +303,45 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
     model.loops.forEach(report);
   }
   const unfinished = () => models.some((m) => m.loops.some((l) => !l.stop));
+  const steps = [];
+  let posted = performance.now(), yielded = posted;
+  const flush = () => {
+    if (steps.length) postMessage({ event: 'steps', runId, steps: steps.splice(0) });
+    posted = performance.now();
+  };
+  const finishing = (loops) => { if (loops.some((l) => l.stop && !l.reported)) { flush(); loops.forEach(report); } };
   while (unfinished()) {
     for (const model of models) {
       if (state.stops.has(runId)) model.loops.forEach((l) => finish(l, 'stopped'));
-      model.loops.forEach(report);
+      finishing(model.loops); // its steps, then its 'done'
       const active = model.loops.filter((l) => !l.stop);
       if (!active.length) continue;
       let out;
       try {
         const contexts = active.map((l) => l.context());
         for (const l of active) if (!l.first) l.first = [...l.context()]; // once per loop, for lab.generate's report
-        out = await run({ kind: model.kind, backend, contexts });
+        out = await run({ kind: model.kind, backend, contexts, logitsOnly: true });
       } catch (err) {
-        active.forEach((l) => { finish(l, 'error', describeError(err)); report(l); });
+        active.forEach((l) => finish(l, 'error', describeError(err)));
+        finishing(active);
         continue;
       }
       for (let b = 0; b < active.length; b++) {
         const loop = active[b];
         loop.times.push(out.ms);
         const id = loop.step(out.logits.subarray(b * C, (b + 1) * C));
-        postMessage({ event: 'step', runId, kind: loop.kind, prompt: loop.prompt,
-          step: { index: loop.calls - 1, id, ms: out.ms, batch: active.length } });
-        report(loop);
+        steps.push({ kind: loop.kind, prompt: loop.prompt, index: loop.calls - 1, id, ms: out.ms, batch: active.length });
       }
+      finishing(active);
     }
-    await yieldToEvents();
+    const now = performance.now();
+    if (now - posted >= FRAME_MS) flush();
+    if (now - yielded >= FRAME_MS) {
+      await yieldToEvents();
+      yielded = performance.now();
+    }
   }
+  flush();
   state.stops.delete(runId);
   return { runId };
 }
