@@ -1,8 +1,10 @@
 """`make bench` (python -m bench): measure the built lab in a real browser.
 
 Serves build/site with the project's one static server (site_builder.serve),
-opens the lab in Chromium with the tests' flags (site_builder.chromium) and
-records, per runtime (WASM, WebGPU): the bytes of a first and a second visit,
+opens the lab in Chromium with the tests' flags (site_builder.chromium: WASM
+in a browser without the SwiftShader flags, as on a machine without WebGPU,
+since SwiftShader's software compositing would share the CPU with the model
+calls; WebGPU and the automatic choice with them) and records, per runtime (WASM, WebGPU): the bytes of a first and a second visit,
 the time to ready and to the first token, the median ms of one model call, and
 the wall time per generated token of the three-model loop against the models'
 own call time (the ratio); once more for the automatic choice over a link
@@ -30,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from models.settings import HELD_OUT_PRESET, ROOT, SITE_DIR, SITE_ONNX
-from site_builder.chromium import CHROMIUM, FLAGS
+from site_builder.chromium import BASE_FLAGS, CHROMIUM, FLAGS
 from site_builder.serve import start_server
 
 from . import lab
@@ -93,12 +95,15 @@ def main(argv=None) -> int:
     server, url = start_server(args.site)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-            chromium_version = browser.version
+            launch = lambda flags: p.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)  # noqa: E731
             runtimes = {}
             for backend in args.backends:
                 print(f"bench: browser, {backend}", flush=True)
+                browser = launch(FLAGS if backend == "webgpu" else BASE_FLAGS)
                 runtimes[backend] = lab.runtime(browser, server, url, backend, prompt, args.runs, args.tokens, args.repeats)
+                browser.close()
+            browser = launch(FLAGS)
+            chromium_version = browser.version
             throttled = None
             if args.mbit:
                 print(f"bench: browser, automatic choice over {args.mbit:g} Mbit/s", flush=True)
@@ -130,7 +135,8 @@ def main(argv=None) -> int:
                     "python": platform.python_version(), "chromium": chromium_version,
                     "webgpu_adapter": " ".join(v for v in (adapter or {}).values() if v) or None},
         "method": (f"Chromium {chromium_version}, headless, the built site served from localhost by "
-                   f"site_builder.serve; per runtime a fresh browser profile: first visit = navigation to the lab "
+                   f"site_builder.serve; per runtime a fresh browser (WASM without the SwiftShader flags, as a browser "
+                   f"without WebGPU; WebGPU and the automatic choice with them) and profile: first visit = navigation to the lab "
                    f"until lab.ready (download, SHA-256 check, sessions, warm-up) and one greedy token from each "
                    f"model; bytes = response bodies served; second visit = the same page again, online, with the "
                    f"offline copy in place; ms per call = median of {args.runs} single-context calls; ms per token "
