@@ -58,7 +58,7 @@ def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_off
     assert not page.locator("#generate").is_disabled()
     online = call(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4});")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    page.wait_for_function("caches.open('attention-lab-shell-v1').then((c) => c.keys()).then((k) => k.length > 5)")
+    page.wait_for_function("caches.open('attention-course-shell-v1').then((c) => c.keys()).then((k) => k.length > 5)")
     page.wait_for_timeout(500)  # the page's last cache writes
     # network off: a reload still opens the lab from the offline copy, checks the models and generates
     context.set_offline(True)

@@ -242,3 +242,27 @@ def test_speaker_view_opens_with_the_notes(page, site_url):
     popup.wait_for_function(f"document.body.innerText.includes({json.dumps(expected[:40])})")
     assert not errors and not outside
     page.watch.assert_clean()
+
+
+def test_a_visited_deck_and_its_reading_view_open_offline(page, site_url):
+    """Every page registers the site's service worker (web/sw.js) and keeps what
+    it loaded: with the network off, a reload of a deck visited once still
+    runs reveal.js, typesets the math and starts its widgets."""
+    open_deck(page, site_url, "maps")
+    page.goto(f"{site_url}/read/maps.html")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    for path in ("/decks/maps.html", "/vendor/reveal/reveal.js", "/widgets/loader.js", "/read/maps.html"):
+        page.wait_for_function("""(p) => caches.open('attention-course-shell-v1')
+            .then((c) => c.match(location.origin + p)).then((r) => r !== undefined)""", arg=path, timeout=30_000)
+    page.context.set_offline(True)
+    try:
+        open_deck(page, site_url, "maps")
+        assert page.locator(".slides .katex").count() >= 10
+        assert page.locator(".slides .katex-error").count() == 0
+        assert page.evaluate("document.documentElement.dataset.widgetsReady") != "failed"
+        page.goto(f"{site_url}/read/maps.html")
+        assert page.locator("article.read-slide").count() > 10
+        with pytest.raises(Exception):   # a deck never opened was not kept
+            page.goto(f"{site_url}/decks/part2.html")
+    finally:
+        page.context.set_offline(False)

@@ -12,7 +12,7 @@ import { linkSlides } from './slides.js';
 import { MAX_BENCH_RUNS, MIN_TEMPERATURE, checkBackend, checkIds, checkKind, checkMetadata, checkRuns,
   checkRuntimeManifest, checkTemperature } from './guards.js';
 import { addToPlan, remaining, renderPlan, updateProgress } from './progress.js';
-import { keepShell, registerOffline, shellUrls } from './offline.js';
+import { keepShell, registerOffline, shellUrls } from '../core/offline.js';
 
 const MODELS = new URL('../onnx/', import.meta.url);
 const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url);

@@ -1,11 +1,12 @@
-// The lab's service worker (scope: lab/): keeps the page and its scripts for
-// offline use. Network first, so an online visit always gets the current
-// build; the cached copy answers only when the network fails. The models and
-// the runtime's .wasm are not handled here: the inference worker keeps them in
-// its own cache and checks their SHA-256 on every read (runtime.js).
+// The site's service worker (scope: the whole site): keeps every page a
+// learner opened, and the files it used, for offline use. Network first, so
+// an online visit always gets the current build; the cached copy answers only
+// when the network fails. The models and the runtime's .wasm are not handled
+// here: the lab's inference worker keeps them in its own cache and checks
+// their SHA-256 on every read (lab/runtime.js).
 /* eslint-env serviceworker */
 
-const SHELL_CACHE = 'attention-lab-shell-v1'; // also in offline.js
+const SHELL_CACHE = 'attention-course-shell-v1'; // also in core/offline.js
 const BIG = /\.(onnx|wasm)$/;
 
 self.addEventListener('install', () => self.skipWaiting());
