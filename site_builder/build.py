@@ -119,7 +119,8 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
                                                  zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:   # replaces the copy of web/lab/index.html
-        html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT)
+        titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
+        html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT, slide_titles=titles)
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
 
 

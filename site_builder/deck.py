@@ -3,6 +3,7 @@ tables and the macros), slide and notes separators, build-time math, Markdown.""
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -50,6 +51,12 @@ class ContentError(ValueError):
 class Slide:
     html: Markup
     notes: Markup | None
+
+    @property
+    def title(self) -> str:
+        """The slide's first heading as text ('' when it has none)."""
+        m = re.search(r"<h[12][^>]*>(.*?)</h[12]>", str(self.html), re.S)
+        return html_lib.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip() if m else ""
 
 
 @dataclass

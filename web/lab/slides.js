@@ -1,24 +1,41 @@
-// The slides that teach each idea the lab shows. The index is reveal.js's
-// 0-based slide number (decks/<deck>.html#/<index>); title is that slide's
-// heading, and tests/test_lab_views.py checks that they still match.
+// The slides that teach each idea the lab shows, by deck and heading. The
+// build writes every deck's slide headings, in order, into the lab page
+// (<script id="slide-titles">, site_builder/build.py), so a link finds its
+// slide's reveal.js number (decks/<deck>.html#/<index>) even after slides are
+// added or moved; tests/test_lab_views.py checks that every heading is found.
 
 import { el } from '../core/dom.js';
 
 export const SLIDES = {
-  greedy: { deck: 'maps', index: 46, title: 'Greedy choice or a sampled one' },
-  softmax: { deck: 'maps', index: 45, title: 'Block special tokens, then softmax' },
-  eos: { deck: 'maps', index: 47, title: 'Extend the history, or stop' },
-  unk: { deck: 'maps', index: 9, title: 'Unknown words map to UNK' },
-  temperature: { deck: 'part2', index: 13, title: 'Hard or soft retrieval' },
-  attention: { deck: 'maps', index: 33, title: 'Softmax turns scores into weights' },
-  matrix: { deck: 'part2', index: 37, title: 'All rows at once: the matrix form' },
-  perplexity: { deck: 'results', index: 10, title: 'Cross-entropy and perplexity' },
-  results: { deck: 'results', index: 11, title: 'Measured results' },
+  greedy: { deck: 'maps', title: 'Greedy choice or a sampled one' },
+  softmax: { deck: 'maps', title: 'Block special tokens, then softmax' },
+  eos: { deck: 'maps', title: 'Extend the history, or stop' },
+  unk: { deck: 'maps', title: 'Unknown words map to UNK' },
+  temperature: { deck: 'part2', title: 'Hard or soft retrieval' },
+  attention: { deck: 'maps', title: 'Softmax turns scores into weights' },
+  matrix: { deck: 'part2', title: 'All rows at once: the matrix form' },
+  perplexity: { deck: 'results', title: 'Cross-entropy and perplexity' },
+  results: { deck: 'results', title: 'Measured results' },
 };
 
-export function slideHref(key) {
+let titles = null;
+function slideTitles() {
+  if (!titles) {
+    const node = typeof document !== 'undefined' ? document.getElementById('slide-titles') : null;
+    try { titles = node ? JSON.parse(node.textContent) : {}; } catch { titles = {}; }
+  }
+  return titles;
+}
+
+// The reveal.js number of the first slide with that heading; 0 (the deck's
+// title slide) when the heading is not found.
+export function slideIndex(key) {
   const s = SLIDES[key];
-  return `../decks/${s.deck}.html#/${s.index}`;
+  return Math.max(0, (slideTitles()[s.deck] || []).indexOf(s.title));
+}
+
+export function slideHref(key) {
+  return `../decks/${SLIDES[key].deck}.html#/${slideIndex(key)}`;
 }
 
 export function slideLink(key, text) {
