@@ -66,7 +66,7 @@ class Figure:
         i = self.ident
         return (f'<svg xmlns="http://www.w3.org/2000/svg" class="diagram" id="{i}" role="img" '
                 f'viewBox="0 0 {self.width} {self.height}" width="100%" '
-                f'style="max-width:{self.width}px;height:auto;display:block;margin:0 auto" '
+                f'style="height:auto;display:block;margin:0 auto" '
                 f'font-family="{FONT}" aria-labelledby="{i}-title {i}-desc">'
                 f'<title id="{i}-title">{escape(self.title)}</title><desc id="{i}-desc">{escape(self.desc)}</desc>'
                 f'<defs><marker id="{i}-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
