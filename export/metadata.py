@@ -63,7 +63,7 @@ def build_metadata(entries: dict, vocab, info_any: dict, results: dict) -> dict:
         "special_tokens": list(SPECIALS),
         "banned_ids": sorted(BANNED),
         "decoding": {"default_limit": LIMIT, "prng": "mulberry32", "rule": (
-            "history = [BOS] + prompt IDs; context = last 64 IDs left-padded with PAD; "
+            f"history = [BOS] + prompt IDs; context = last {CONTEXT} IDs left-padded with PAD; "
             "PAD, BOS and UNK never chosen; EOS stops; greedy = highest logit, lowest ID on ties; "
             "sampled = softmax(logits / temperature) over allowed IDs, one mulberry32 draw per step")},
         "profile": info_any.get("profile"),
