@@ -88,16 +88,22 @@ def _svg(frame: Frame, ident: str, title: str, desc: str, body: list[str]) -> st
     return head + "".join(body) + "</svg>"
 
 
+def _loss_axes(runs: list[dict], first_shown: int, height: int, right: int):
+    """Axes for validation loss against step, fitted to every run's trace from
+    step ``first_shown`` on; returns the frame, the axes' SVG parts and the traces."""
+    traces = [[p for p in r["val_trace"] if p["step"] >= first_shown] for r in runs]
+    xs = [p["step"] for t in traces for p in t]
+    ys = [p["val_loss"] for t in traces for p in t]
+    frame = Frame(nice_ticks(0, max(xs), 6), nice_ticks(min(ys), max(ys), 5), width=1000, height=height, right=right)
+    return frame, frame.axes("optimizer step", "validation loss (nats per token)"), traces
+
+
 def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int) -> str:
     """One polyline per run (colour = model, dash = seed), from the trace point
     at step ``first_shown`` on; a ring marks each run's selected step."""
     seeds = sorted({r["seed"] for r in runs})
-    points = [(p["step"], p["val_loss"]) for r in runs for p in r["val_trace"] if p["step"] >= first_shown]
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    frame = Frame(nice_ticks(0, max(xs), 6), nice_ticks(min(ys), max(ys), 5), width=1000, height=480, right=220)
-    body = frame.axes("optimizer step", "validation loss (nats per token)")
-    for r in runs:
-        trace = [p for p in r["val_trace"] if p["step"] >= first_shown]
+    frame, body, traces = _loss_axes(runs, first_shown, height=480, right=220)
+    for r, trace in zip(runs, traces):
         dash = DASHES.get(seeds.index(r["seed"]) % 3, "")
         pts = " ".join(f"{frame.x(p['step'])},{frame.y(p['val_loss'])}" for p in trace)
         name = f"{labels[r['kind']]}, seed {r['seed']}"
@@ -219,12 +225,8 @@ def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", 
 def seed_curves(runs: list[dict], labels: dict[str, str], first_shown: int, seed: int) -> str:
     """Validation loss of one seed's runs (one line per model): a ring at the
     selected (best) step and a square at the last step."""
-    points = [(p["step"], p["val_loss"]) for r in runs for p in r["val_trace"] if p["step"] >= first_shown]
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    frame = Frame(nice_ticks(0, max(xs), 6), nice_ticks(min(ys), max(ys), 5), width=1000, height=420, right=230)
-    body = frame.axes("optimizer step", "validation loss (nats per token)")
-    for r in runs:
-        trace = [p for p in r["val_trace"] if p["step"] >= first_shown]
+    frame, body, traces = _loss_axes(runs, first_shown, height=420, right=230)
+    for r, trace in zip(runs, traces):
         colour = COLOURS[r["kind"]]
         pts = " ".join(f"{frame.x(p['step'])},{frame.y(p['val_loss'])}" for p in trace)
         body.append(f'<polyline class="run" data-kind="{r["kind"]}" fill="none" stroke="{colour}" stroke-width="2.5" '
