@@ -4,12 +4,14 @@ Serves build/site with the project's one static server (site_builder.serve),
 opens the lab in Chromium with the tests' flags (site_builder.chromium: WASM
 in a browser without the SwiftShader flags, as on a machine without WebGPU,
 since SwiftShader's software compositing would share the CPU with the model
-calls; WebGPU and the automatic choice with them) and records, per runtime (WASM, WebGPU): the bytes of a first and a second visit,
-the time to ready and to the first token, the median ms of one model call, and
-the wall time per generated token of the three-model loop against the models'
-own call time (the ratio); once more for the automatic choice over a link
-throttled to 20 Mbit/s (CDP network emulation); and, in the same run,
-onnxruntime's CPU time per call from Python on the same ONNX files. Writes
+calls; WebGPU and the automatic choice with them) and records, per runtime
+(WASM, WebGPU): the bytes of a first and a second visit, the time to ready
+and to the first token, the median ms of one model call, and the wall time per
+generated token of the three-model loop against the models' median call time
+(the ratio) and to the time their calls took in the same generations
+(ratio_to_calls); once more for the automatic choice over a link throttled to
+20 Mbit/s (CDP network emulation); and, in the same run, onnxruntime's CPU
+time per call from Python on the same ONNX files. Writes
 bench/bench.json with a description of the machine; `python -m export.tables`
 reads it (the results deck shows it).
 

@@ -37,8 +37,8 @@ OUT = BUILD_DIR / "notebooks"
 CELL_TIMEOUT_S = 600
 KERNEL = "python3"
 # what the notebooks import or read besides their own source and the tables
-CODE = ("site_builder/notebooks.py", "site_builder/deck_check.py", "models/*.py", "export/decoding.py", "models/checkpoints/*.json",
-        "models/results.json", "models/corpus_audit.json", "data/tinystories/*.gz")
+CODE = ("site_builder/notebooks.py", "site_builder/deck_check.py", "models/*.py", "export/decoding.py",
+        "models/checkpoints/*.json", "models/results.json", "models/corpus_audit.json", "data/tinystories/*.gz")
 TOOLS = ("nbclient", "nbformat", "ipykernel", "jupytext", "torch", "numpy")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -1,6 +1,7 @@
 // The decoding rule, a mirror of export/decoding.py (tests compare the two).
 //   history = [BOS] + prompt IDs (no EOS); context = the last `context` IDs
-//   (metadata.json's context width), left-padded with PAD; PAD, BOS and UNK are never chosen; EOS stops without adding text;
+//   (metadata.json's context width), left-padded with PAD; PAD, BOS and UNK
+//   are never chosen; EOS stops without adding text;
 //   greedy = highest logit (lowest ID on ties); sampled = softmax(logits / T)
 //   over the allowed IDs in float64, one mulberry32 draw per step; top-k then
 //   top-p (sampled only): rank the allowed IDs by logit (lower ID first on
@@ -123,8 +124,8 @@ export function choose(logits, mode, temperature, rng, topK = 0, topP = 1) {
 }
 
 // One prompt's decoding loop, one step at a time: context() gives the
-// `context` IDs the model reads next (written into one reused array), step(logits) makes the
-// choice. stop is null while running, then 'eos' or 'limit' (or what finish()
+// `context` IDs the model reads next (written into one reused array),
+// step(logits) makes the choice. stop is null while running, then 'eos' or 'limit' (or what finish()
 // was told). Mirrors export.decoding.generate.
 export class Decoder {
   // context (the width) and limit come from onnx/metadata.json (context, decoding.default_limit).
