@@ -54,6 +54,9 @@ class FinalQuery(torch.nn.Module):
         return logits, weights, causal_matrix(self.model, context_ids)
 
 
+STACK_TRACE = "pkg.torch.onnx.stack_trace"
+
+
 def output_names(kind: str) -> list[str]:
     return ["logits"] if kind == "mlp" else ["logits", "attention", "attention_matrix"]
 
@@ -73,8 +76,20 @@ def export_onnx(model: torch.nn.Module, kind: str, path: Path) -> None:
                           output_names=output_names(kind), opset_version=OPSET, dynamo=True,
                           external_data=False, dynamic_shapes=({0: torch.export.Dim("batch")},))
     proto = onnx.load(str(path))
+    _drop_stack_traces(proto)
+    onnx.save(proto, str(path))
     onnx.checker.check_model(proto)
     _check_interface(proto, kind, model.config)
+
+
+def _drop_stack_traces(proto: onnx.ModelProto) -> None:
+    """Remove the exporter's per-node Python stack traces: they hold absolute
+    source paths and line numbers, so the file's bytes (and the sizes the
+    slides quote) would change with the checkout's location and any edit."""
+    for node in proto.graph.node:
+        kept = [p for p in node.metadata_props if p.key != STACK_TRACE]
+        del node.metadata_props[:]
+        node.metadata_props.extend(kept)
 
 
 def _check_interface(proto: onnx.ModelProto, kind: str, config: dict) -> None:

@@ -70,6 +70,8 @@ def test_onnx_interface(exported, metadata):
         assert proto.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.INT64
         names = [o.name for o in proto.graph.output]
         assert names == (["logits"] if kind == "mlp" else ["logits", "attention", "attention_matrix"])
+        # no source paths inside the file: its bytes do not depend on where the project lives
+        assert b"/models/nets.py" not in (exported / f"{kind}.onnx").read_bytes()
         # FP32 weights throughout
         assert all(t.data_type == onnx.TensorProto.FLOAT for t in proto.graph.initializer
                    if t.data_type in (onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT))
