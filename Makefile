@@ -7,13 +7,18 @@ WHEELS := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 PORT ?= 8000
 
-.PHONY: all deps site notebooks serve test mutate train train-resume bench clean
+.PHONY: all deps site notebooks serve test format mutate train train-resume bench clean
 
 all: site
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet $(PIP_FLAGS) -e .
+	touch $@
+
+# what `make test` needs besides the runtime: pytest, Playwright, ruff
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(PY) -m pip install --quiet $(PIP_FLAGS) -e ".[dev]"
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -39,8 +44,17 @@ notebooks: site
 serve: site
 	$(PY) -m site_builder.serve --port $(PORT)
 
-test: site
+# lint and format checks first (seconds), then the whole suite
+test: site $(VENV)/.installed-dev
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	npx --no-install eslint .
 	$(PY) -m pytest -q
+
+# rewrite the Python files in the project's format and fix what ruff can fix
+format: $(VENV)/.installed-dev
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
 
 # mutation testing of the pure code (slow, not part of `make test`): mutmut and
 # Stryker; prints a mutation score per module and the surviving mutants

@@ -33,13 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-from models.settings import HELD_OUT_PRESET, ROOT, SITE_DIR, SITE_ONNX
+from common.settings import BENCH_FILE, HELD_OUT_PRESET, SITE_DIR, SITE_ONNX
 from site_builder.chromium import BASE_FLAGS, CHROMIUM, FLAGS
 from site_builder.serve import start_server
 
 from . import lab
 
-OUT = ROOT / "bench" / "bench.json"
+OUT = BENCH_FILE
 BACKENDS = ("wasm", "webgpu")
 
 
@@ -55,6 +55,7 @@ def cpu_model() -> str:
 
 def ort_cpu_ms(path: Path, runs: int) -> dict:
     import onnxruntime as ort
+
     options = ort.SessionOptions()
     options.log_severity_level = 3
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -67,13 +68,17 @@ def ort_cpu_ms(path: Path, runs: int) -> dict:
         t = time.perf_counter()
         session.run(["logits"], {"context_ids": ids})
         times.append((time.perf_counter() - t) * 1000)
-    return {"median_ms": statistics.median(times), "runs": runs,
-            "intra_op_threads": session.get_session_options().intra_op_num_threads or os.cpu_count()}
+    return {
+        "median_ms": statistics.median(times),
+        "runs": runs,
+        "intra_op_threads": session.get_session_options().intra_op_num_threads or os.cpu_count(),
+    }
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--site", type=Path, default=SITE_DIR)
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--runs", type=int, default=30, help="timed calls per model and runtime")
@@ -102,7 +107,9 @@ def main(argv=None) -> int:
             for backend in args.backends:
                 print(f"bench: browser, {backend}", flush=True)
                 browser = launch(FLAGS if backend == "webgpu" else BASE_FLAGS)
-                runtimes[backend] = lab.runtime(browser, server, url, backend, prompt, args.runs, args.tokens, args.repeats)
+                runtimes[backend] = lab.runtime(
+                    browser, server, url, backend, prompt, args.runs, args.tokens, args.repeats
+                )
                 browser.close()
             browser = launch(FLAGS)
             chromium_version = browser.version
@@ -115,15 +122,20 @@ def main(argv=None) -> int:
         server.shutdown()
 
     print("bench: onnxruntime CPU (Python)", flush=True)
-    ort_cpu = {kind: ort_cpu_ms(args.site / SITE_ONNX / metadata["models"][kind]["file"], args.runs * 10)
-               for kind in metadata["order"]}
+    ort_cpu = {
+        kind: ort_cpu_ms(args.site / SITE_ONNX / metadata["models"][kind]["file"], args.runs * 10)
+        for kind in metadata["order"]
+    }
     import onnxruntime
 
     manifest = json.loads((args.site / "vendor" / "onnxruntime-web" / "runtimes.json").read_text(encoding="utf-8"))
     models = {}
     for kind in metadata["order"]:
-        row = {"label": metadata["models"][kind]["label"], "parameters": metadata["models"][kind]["parameters"],
-               "onnxruntime_cpu_ms_per_call": ort_cpu[kind]["median_ms"]}
+        row = {
+            "label": metadata["models"][kind]["label"],
+            "parameters": metadata["models"][kind]["parameters"],
+            "onnxruntime_cpu_ms_per_call": ort_cpu[kind]["median_ms"],
+        }
         for backend, res in runtimes.items():
             if res.get("available"):
                 row[backend] = res["models"][kind]
@@ -132,29 +144,41 @@ def main(argv=None) -> int:
         res.pop("models", None)  # now under models[kind][runtime]
     adapter = (runtimes.get("webgpu") or {}).get("adapter")
     report = {
-        "measured_at": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform(),
-                    "python": platform.python_version(), "chromium": chromium_version,
-                    "webgpu_adapter": " ".join(v for v in (adapter or {}).values() if v) or None},
-        "method": (f"Chromium {chromium_version}, headless, the built site served from localhost by "
-                   f"site_builder.serve; per runtime a fresh browser (WASM without the SwiftShader flags, as a browser "
-                   f"without WebGPU; WebGPU and the automatic choice with them) and profile: first visit = navigation to the lab "
-                   f"until lab.ready (download, SHA-256 check, sessions, warm-up) and one greedy token from each "
-                   f"model; bytes = response bodies served; second visit = the same page again, online, with the "
-                   f"offline copy in place; ms per call = median of {args.runs} single-context calls; ms per token "
-                   f"= wall time of a {args.tokens}-token greedy generation of the three models over its steps, "
-                   f"median of {args.repeats}, against the sum of the three models' own median call times "
-                   f"(the ratio), and against the time the three models' calls took in those same generations "
-                   f"(ratio_to_calls: what the loop itself adds); throttled = the automatic choice over CDP network emulation at {args.mbit:g} "
-                   f"Mbit/s and {args.latency:g} ms latency; onnxruntime CPU = Python onnxruntime, median of "
-                   f"{args.runs * 10} calls, batch 1."),
+        "measured_at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+        "machine": {
+            "cpu": cpu_model(),
+            "cores": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "chromium": chromium_version,
+            "webgpu_adapter": " ".join(v for v in (adapter or {}).values() if v) or None,
+        },
+        "method": (
+            f"Chromium {chromium_version}, headless, the built site served from localhost by "
+            f"site_builder.serve; per runtime a fresh browser (WASM without the SwiftShader flags, as a browser "
+            f"without WebGPU; WebGPU and the automatic choice with them) and profile: first visit = navigation to "
+            f"the lab "
+            f"until lab.ready (download, SHA-256 check, sessions, warm-up) and one greedy token from each "
+            f"model; bytes = response bodies served; second visit = the same page again, online, with the "
+            f"offline copy in place; ms per call = median of {args.runs} single-context calls; ms per token "
+            f"= wall time of a {args.tokens}-token greedy generation of the three models over its steps, "
+            f"median of {args.repeats}, against the sum of the three models' own median call times "
+            f"(the ratio), and against the time the three models' calls took in those same generations "
+            f"(ratio_to_calls: what the loop itself adds); throttled = the automatic choice over CDP network "
+            f"emulation at {args.mbit:g} "
+            f"Mbit/s and {args.latency:g} ms latency; onnxruntime CPU = Python onnxruntime, median of "
+            f"{args.runs * 10} calls, batch 1."
+        ),
         "chromium": chromium_version,
         "onnxruntime_web": manifest["version"],
-        "onnxruntime_web_builds": {b: {"module": v["module"], "wasm": v["wasm"], "bytes": v["bytes"]}
-                                   for b, v in manifest["builds"].items()},
+        "onnxruntime_web_builds": {
+            b: {"module": v["module"], "wasm": v["wasm"], "bytes": v["bytes"]} for b, v in manifest["builds"].items()
+        },
         "onnxruntime_python": onnxruntime.__version__,
-        "onnxruntime_cpu": {"runs_per_model": args.runs * 10,
-                            "intra_op_threads": ort_cpu[metadata["order"][0]]["intra_op_threads"]},
+        "onnxruntime_cpu": {
+            "runs_per_model": args.runs * 10,
+            "intra_op_threads": ort_cpu[metadata["order"][0]]["intra_op_threads"],
+        },
         "runtimes": runtimes,
         "throttled": throttled,
         "models": models,
@@ -173,16 +197,20 @@ def main(argv=None) -> int:
             print(f"  {backend} unavailable: {r['reason']}")
             continue
         loop = r["loop"]
-        print(f"  {backend}: first visit {r['first_visit_bytes'] / 1e6:.1f} MB, ready {r['ready_ms'] / 1000:.1f} s, "
-              f"first token {r['first_token_ms'] / 1000:.1f} s; second visit {r['second_visit_bytes'] / 1e6:.2f} MB, "
-              f"ready {r['second_visit_ready_ms'] / 1000:.1f} s; {loop['ms_per_token']:.1f} ms/token vs "
-              f"{loop['own_ms_per_token']:.2f} ms of median model calls (ratio {loop['ratio']:.1f}), "
-              f"{loop['calls_ms_per_token']:.2f} ms of calls as timed in those runs (ratio {loop['ratio_to_calls']:.2f})")
+        print(
+            f"  {backend}: first visit {r['first_visit_bytes'] / 1e6:.1f} MB, ready {r['ready_ms'] / 1000:.1f} s, "
+            f"first token {r['first_token_ms'] / 1000:.1f} s; second visit {r['second_visit_bytes'] / 1e6:.2f} MB, "
+            f"ready {r['second_visit_ready_ms'] / 1000:.1f} s; {loop['ms_per_token']:.1f} ms/token vs "
+            f"{loop['own_ms_per_token']:.2f} ms of median model calls (ratio {loop['ratio']:.1f}), "
+            f"{loop['calls_ms_per_token']:.2f} ms of calls as timed in those runs (ratio {loop['ratio_to_calls']:.2f})"
+        )
     if throttled:
-        print(f"  automatic at {throttled['mbit_s']:g} Mbit/s ({throttled['backend']}): "
-              f"{throttled['first_visit_bytes'] / 1e6:.1f} MB, ready {throttled['ready_ms'] / 1000:.1f} s, "
-              f"first token {throttled['first_token_ms'] / 1000:.1f} s; second visit ready "
-              f"{throttled['second_visit_ready_ms'] / 1000:.1f} s")
+        print(
+            f"  automatic at {throttled['mbit_s']:g} Mbit/s ({throttled['backend']}): "
+            f"{throttled['first_visit_bytes'] / 1e6:.1f} MB, ready {throttled['ready_ms'] / 1000:.1f} s, "
+            f"first token {throttled['first_token_ms'] / 1000:.1f} s; second visit ready "
+            f"{throttled['second_visit_ready_ms'] / 1000:.1f} s"
+        )
     return 0
 
 

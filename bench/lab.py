@@ -11,8 +11,11 @@ KINDS = ("mlp", "attn1", "attn4")
 
 
 def evaluate(page, body: str, arg=None, timeout_s: int = 900):
-    return page.evaluate(f"""async (arg) => Promise.race([(async () => {{ {body} }})(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), {timeout_s * 1000}))])""", arg)
+    return page.evaluate(
+        f"""async (arg) => Promise.race([(async () => {{ {body} }})(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), {timeout_s * 1000}))])""",
+        arg,
+    )
 
 
 def throttle(context, page, mbit_s: float, latency_ms: float) -> None:
@@ -20,8 +23,10 @@ def throttle(context, page, mbit_s: float, latency_ms: float) -> None:
     cdp = context.new_cdp_session(page)
     cdp.send("Network.enable")
     rate = mbit_s * 1e6 / 8
-    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": latency_ms,
-                                                  "downloadThroughput": rate, "uploadThroughput": rate})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": latency_ms, "downloadThroughput": rate, "uploadThroughput": rate},
+    )
 
 
 def visit(page, server, url: str, prompt: str) -> dict:
@@ -30,10 +35,20 @@ def visit(page, server, url: str, prompt: str) -> dict:
     t = time.perf_counter()
     page.goto(url)
     status = evaluate(page, "return await window.lab.ready;")
-    first = evaluate(page, """const r = await window.lab.generate({prompt: arg, mode: 'greedy', limit: 1});
-        return {ms: performance.now(), ok: Object.values(r.models).every((m) => m.error === null)};""", prompt)
-    return {"status": status, "bytes": server.bytes_sent - before, "ready_ms": status["page_ms"],
-            "first_token_ms": first["ms"], "first_token_ok": first["ok"], "wall_ms": (time.perf_counter() - t) * 1000}
+    first = evaluate(
+        page,
+        """const r = await window.lab.generate({prompt: arg, mode: 'greedy', limit: 1});
+        return {ms: performance.now(), ok: Object.values(r.models).every((m) => m.error === null)};""",
+        prompt,
+    )
+    return {
+        "status": status,
+        "bytes": server.bytes_sent - before,
+        "ready_ms": status["page_ms"],
+        "first_token_ms": first["ms"],
+        "first_token_ok": first["ok"],
+        "wall_ms": (time.perf_counter() - t) * 1000,
+    }
 
 
 def first_and_second_visit(browser, server, url: str, backend: str, prompt: str, *, mbit_s=None, latency_ms=0.0):
@@ -54,8 +69,11 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
     in the same generations (ratio_to_calls: what the loop itself adds)."""
     wall, own, calls, per_model = [], [], [], {k: [] for k in KINDS}
     for _ in range(repeats):
-        r = evaluate(page, "return await window.lab.generate(arg);",
-                     {"prompt": prompt, "mode": "greedy", "limit": tokens, "backend": backend})
+        r = evaluate(
+            page,
+            "return await window.lab.generate(arg);",
+            {"prompt": prompt, "mode": "greedy", "limit": tokens, "backend": backend},
+        )
         models = r["models"]
         steps = max(m["new_tokens"] for m in models.values())
         wall.append(max(m["total_ms"] for m in models.values()) / max(1, steps))
@@ -64,10 +82,16 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
         for kind, m in models.items():
             per_model[kind].append(m["median_ms"])
     ms_token, own_token, calls_token = statistics.median(wall), statistics.median(own), statistics.median(calls)
-    return {"ms_per_token": ms_token, "own_ms_per_token": own_token, "ratio": ms_token / own_token if own_token else None,
-            "calls_ms_per_token": calls_token, "ratio_to_calls": ms_token / calls_token if calls_token else None,
-            "own_ms_per_call": {k: statistics.median(v) for k, v in per_model.items()},
-            "tokens": tokens, "repeats": repeats}
+    return {
+        "ms_per_token": ms_token,
+        "own_ms_per_token": own_token,
+        "ratio": ms_token / own_token if own_token else None,
+        "calls_ms_per_token": calls_token,
+        "ratio_to_calls": ms_token / calls_token if calls_token else None,
+        "own_ms_per_call": {k: statistics.median(v) for k, v in per_model.items()},
+        "tokens": tokens,
+        "repeats": repeats,
+    }
 
 
 def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tokens: int, repeats: int) -> dict:
@@ -76,15 +100,27 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
     try:
         if not status.get("ok") or status.get("backend") != backend:
             return {"available": False, "reason": status.get("error") or f"runtime resolved to {status.get('backend')}"}
-        out = {"available": True, "adapter": status.get("adapter"), "software_adapter": status.get("software_adapter"),
-               "first_visit_bytes": first["bytes"], "ready_ms": first["ready_ms"], "first_token_ms": first["first_token_ms"],
-               "second_visit_bytes": second["bytes"], "second_visit_ready_ms": second["ready_ms"],
-               "second_visit_first_token_ms": second["first_token_ms"],
-               "runtime_file": status["runtime"]["file"], "runtime_bytes": status["runtime"]["bytes"], "models": {}}
+        out = {
+            "available": True,
+            "adapter": status.get("adapter"),
+            "software_adapter": status.get("software_adapter"),
+            "first_visit_bytes": first["bytes"],
+            "ready_ms": first["ready_ms"],
+            "first_token_ms": first["first_token_ms"],
+            "second_visit_bytes": second["bytes"],
+            "second_visit_ready_ms": second["ready_ms"],
+            "second_visit_first_token_ms": second["first_token_ms"],
+            "runtime_file": status["runtime"]["file"],
+            "runtime_bytes": status["runtime"]["bytes"],
+            "models": {},
+        }
         for kind in KINDS:
             m = status["models"][kind]
-            bench = evaluate(page, "return await window.lab.benchmark(arg.kind, {backend: arg.backend, runs: arg.runs});",
-                             {"kind": kind, "backend": backend, "runs": runs})
+            bench = evaluate(
+                page,
+                "return await window.lab.benchmark(arg.kind, {backend: arg.backend, runs: arg.runs});",
+                {"kind": kind, "backend": backend, "runs": runs},
+            )
             out["models"][kind] = {"median_ms_per_call": bench["median_ms"], "calls_timed": runs, "bytes": m["bytes"]}
         out["loop"] = loop_timing(page, backend, prompt, tokens, repeats)
         for kind in KINDS:
@@ -96,10 +132,19 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
 
 
 def throttled(browser, server, url: str, backend: str, prompt: str, mbit_s: float, latency_ms: float) -> dict:
-    context, _, first, second = first_and_second_visit(browser, server, url, backend, prompt,
-                                                       mbit_s=mbit_s, latency_ms=latency_ms)
+    context, _, first, second = first_and_second_visit(
+        browser, server, url, backend, prompt, mbit_s=mbit_s, latency_ms=latency_ms
+    )
     context.close()
-    return {"mbit_s": mbit_s, "latency_ms": latency_ms, "choice": backend, "backend": first["status"].get("backend"),
-            "first_visit_bytes": first["bytes"], "ready_ms": first["ready_ms"], "first_token_ms": first["first_token_ms"],
-            "second_visit_bytes": second["bytes"], "second_visit_ready_ms": second["ready_ms"],
-            "second_visit_first_token_ms": second["first_token_ms"]}
+    return {
+        "mbit_s": mbit_s,
+        "latency_ms": latency_ms,
+        "choice": backend,
+        "backend": first["status"].get("backend"),
+        "first_visit_bytes": first["bytes"],
+        "ready_ms": first["ready_ms"],
+        "first_token_ms": first["first_token_ms"],
+        "second_visit_bytes": second["bytes"],
+        "second_visit_ready_ms": second["ready_ms"],
+        "second_visit_first_token_ms": second["first_token_ms"],
+    }

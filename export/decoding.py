@@ -19,9 +19,9 @@ in tests/test_decoding_parity.py run both on the same inputs.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from models.settings import CONTEXT, TOKEN_LIMIT
+from common.settings import CONTEXT, TOKEN_LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 BANNED = frozenset((PAD_ID, BOS_ID, UNK_ID))
@@ -95,8 +95,7 @@ def kept_ids(logits: Sequence[float], weights: Sequence[float], top_k: int = 0, 
     return kept
 
 
-def sampling_weights(logits: Sequence[float], temperature: float, top_k: int = 0,
-                     top_p: float = 1.0) -> list[float]:
+def sampling_weights(logits: Sequence[float], temperature: float, top_k: int = 0, top_p: float = 1.0) -> list[float]:
     """Unnormalized softmax(logits / temperature) over the allowed IDs (float64);
     banned IDs, and IDs cut by top-k/top-p, get weight 0."""
     if not temperature > 0:
@@ -111,8 +110,9 @@ def sampling_weights(logits: Sequence[float], temperature: float, top_k: int = 0
     return weights
 
 
-def sampled_choice(logits: Sequence[float], temperature: float, rng: Mulberry32, top_k: int = 0,
-                   top_p: float = 1.0) -> int:
+def sampled_choice(
+    logits: Sequence[float], temperature: float, rng: Mulberry32, top_k: int = 0, top_p: float = 1.0
+) -> int:
     weights = sampling_weights(logits, temperature, top_k, top_p)
     total = 0.0
     for w in weights:
@@ -129,9 +129,17 @@ def sampled_choice(logits: Sequence[float], temperature: float, rng: Mulberry32,
     return last  # rounding left target at the very end: the last allowed ID
 
 
-def generate(logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids: Sequence[int], *,
-             mode: str = "greedy", temperature: float = 1.0, seed: int = 0,
-             limit: int = TOKEN_LIMIT, top_k: int = 0, top_p: float = 1.0) -> dict:
+def generate(
+    logits_fn: Callable[[list[int]], Sequence[float]],
+    prompt_ids: Sequence[int],
+    *,
+    mode: str = "greedy",
+    temperature: float = 1.0,
+    seed: int = 0,
+    limit: int = TOKEN_LIMIT,
+    top_k: int = 0,
+    top_p: float = 1.0,
+) -> dict:
     """Run the decoding loop with ``logits_fn(context_ids) -> logits``.
 
     Returns ids (new tokens, EOS excluded), stop ('eos' or 'limit') and calls
@@ -146,8 +154,7 @@ def generate(logits_fn: Callable[[list[int]], Sequence[float]], prompt_ids: Sequ
     while len(new) < limit:
         logits = logits_fn(context_window(history))
         calls += 1
-        choice = (greedy_choice(logits) if mode == "greedy"
-                  else sampled_choice(logits, temperature, rng, top_k, top_p))
+        choice = greedy_choice(logits) if mode == "greedy" else sampled_choice(logits, temperature, rng, top_k, top_p)
         if choice == EOS_ID:
             stop = "eos"
             break

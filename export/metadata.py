@@ -27,8 +27,12 @@ def model_entry(kind: str, model, info: dict, onnx_file: dict, results: dict, or
     agg = results.get("aggregate", {}).get(kind)
     aggregate = None
     if agg:
-        aggregate = {"seeds": agg["seeds"], "test_loss": agg["test_loss"],
-                     "test_perplexity": agg["test_perplexity"], "train_seconds": agg["train_seconds"]}
+        aggregate = {
+            "seeds": agg["seeds"],
+            "test_loss": agg["test_loss"],
+            "test_perplexity": agg["test_perplexity"],
+            "train_seconds": agg["train_seconds"],
+        }
     return {
         "kind": kind,
         "label": LABELS[kind],
@@ -36,14 +40,17 @@ def model_entry(kind: str, model, info: dict, onnx_file: dict, results: dict, or
         "bytes": onnx_file["bytes"],
         "sha256": onnx_file["sha256"],
         "parameters": count_parameters(model),
-        "heads": model.config.get("n_heads", 0),
-        "config": model.config,
+        "heads": getattr(model.config, "n_heads", 0),
+        "config": model.config.as_dict(),
         "outputs": output_names(kind),
         "seed": info.get("seed"),
         "selected_step": info.get("selected_step"),
         "checkpoint_sha256": info.get("sha256"),
-        "seed_run": {key: run.get(key) for key in ("test_loss", "test_perplexity", "val_loss",
-                                                    "train_seconds", "device")} if run else None,
+        "seed_run": {
+            key: run.get(key) for key in ("test_loss", "test_perplexity", "val_loss", "train_seconds", "device")
+        }
+        if run
+        else None,
         "aggregate": aggregate,
         "ort_cpu_vs_pytorch": ort_diff,
     }
@@ -62,14 +69,27 @@ def build_metadata(entries: dict, vocab, info_any: dict, results: dict) -> dict:
         "special_ids": {"PAD": PAD_ID, "BOS": BOS_ID, "EOS": EOS_ID, "UNK": UNK_ID},
         "special_tokens": list(SPECIALS),
         "banned_ids": sorted(BANNED),
-        "decoding": {"default_limit": LIMIT, "prng": "mulberry32", "rule": (
-            f"history = [BOS] + prompt IDs; context = last {CONTEXT} IDs left-padded with PAD; "
-            "PAD, BOS and UNK never chosen; EOS stops; greedy = highest logit, lowest ID on ties; "
-            "sampled = softmax(logits / temperature) over allowed IDs, one mulberry32 draw per step")},
+        "decoding": {
+            "default_limit": LIMIT,
+            "prng": "mulberry32",
+            "rule": (
+                f"history = [BOS] + prompt IDs; context = last {CONTEXT} IDs left-padded with PAD; "
+                "PAD, BOS and UNK never chosen; EOS stops; greedy = highest logit, lowest ID on ties; "
+                "sampled = softmax(logits / temperature) over allowed IDs, one mulberry32 draw per step"
+            ),
+        },
         "profile": info_any.get("profile"),
         "training": {key: results.get(key) for key in ("profile", "validation_windows", "test_windows")},
-        "dataset": {"name": "TinyStories", "attribution": ATTRIBUTION, "license": "CDLA-Sharing-1.0",
-                    "license_url": LICENSE_URL},
-        "exporter": {"torch": torch.__version__, "onnx": onnx.__version__,
-                     "onnxruntime": onnxruntime.__version__, "python": platform.python_version()},
+        "dataset": {
+            "name": "TinyStories",
+            "attribution": ATTRIBUTION,
+            "license": "CDLA-Sharing-1.0",
+            "license_url": LICENSE_URL,
+        },
+        "exporter": {
+            "torch": torch.__version__,
+            "onnx": onnx.__version__,
+            "onnxruntime": onnxruntime.__version__,
+            "python": platform.python_version(),
+        },
     }

@@ -65,16 +65,24 @@ def export_onnx(model: torch.nn.Module, kind: str, path: Path) -> None:
     """Write ``model`` as a single self-contained ONNX file at ``path``."""
     model = model.eval()
     module = model if kind == "mlp" else FinalQuery(model)
-    w = model.config["w"]
+    w = model.config.w
     example = torch.full((2, w), 4, dtype=torch.int64)
-    example[0, : w // 2] = model.config["pad_id"]
+    example[0, : w // 2] = model.config.pad_id
     logging.getLogger("torch.onnx").setLevel(logging.ERROR)
     logging.getLogger("torch.export").setLevel(logging.ERROR)
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        torch.onnx.export(module, (example,), str(path), input_names=[INPUT],
-                          output_names=output_names(kind), opset_version=OPSET, dynamo=True,
-                          external_data=False, dynamic_shapes=({0: torch.export.Dim("batch")},))
+        torch.onnx.export(
+            module,
+            (example,),
+            str(path),
+            input_names=[INPUT],
+            output_names=output_names(kind),
+            opset_version=OPSET,
+            dynamo=True,
+            external_data=False,
+            dynamic_shapes=({0: torch.export.Dim("batch")},),
+        )
     proto = onnx.load(str(path))
     _drop_stack_traces(proto)
     onnx.save(proto, str(path))
@@ -92,7 +100,7 @@ def _drop_stack_traces(proto: onnx.ModelProto) -> None:
         node.metadata_props.extend(kept)
 
 
-def _check_interface(proto: onnx.ModelProto, kind: str, config: dict) -> None:
+def _check_interface(proto: onnx.ModelProto, kind: str, config) -> None:
     def dims(value):
         return [d.dim_param or d.dim_value for d in value.type.tensor_type.shape.dim]
 
@@ -100,17 +108,18 @@ def _check_interface(proto: onnx.ModelProto, kind: str, config: dict) -> None:
     outputs = {v.name: v for v in proto.graph.output}
     assert list(inputs) == [INPUT], f"{kind}: unexpected inputs {list(inputs)}"
     assert inputs[INPUT].type.tensor_type.elem_type == onnx.TensorProto.INT64
-    assert dims(inputs[INPUT])[1] == config["w"], f"{kind}: context width {dims(inputs[INPUT])}"
+    assert dims(inputs[INPUT])[1] == config.w, f"{kind}: context width {dims(inputs[INPUT])}"
     assert list(outputs) == output_names(kind), f"{kind}: unexpected outputs {list(outputs)}"
     assert isinstance(dims(inputs[INPUT])[0], str), f"{kind}: batch dimension is not dynamic"
-    assert dims(outputs["logits"])[1] == config["C"]
+    assert dims(outputs["logits"])[1] == config.C
     if kind != "mlp":
-        assert dims(outputs["attention"])[1:] == [config["n_heads"], config["w"]]
-        assert dims(outputs["attention_matrix"])[1:] == [config["n_heads"], config["w"], config["w"]]
+        assert dims(outputs["attention"])[1:] == [config.n_heads, config.w]
+        assert dims(outputs["attention_matrix"])[1:] == [config.n_heads, config.w, config.w]
 
 
 def ort_session(path: Path):
     import onnxruntime as ort
+
     options = ort.SessionOptions()
     options.log_severity_level = 3
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

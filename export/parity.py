@@ -14,12 +14,11 @@ import math
 import numpy as np
 import torch
 
+from common.settings import TOKEN_LIMIT as LIMIT
 from models.corpus import Corpus
-from models.settings import TOKEN_LIMIT as LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab
 
-from .decoding import (BANNED, CONTEXT, Mulberry32, context_window, generate, sampling_weights,
-                       start_history)
+from .decoding import BANNED, CONTEXT, Mulberry32, context_window, generate, sampling_weights, start_history
 
 SAMPLED = {"temperature": 0.9, "seed": 7}
 FILTERED = {"temperature": 0.9, "seed": 7, "top_k": 20, "top_p": 0.9}
@@ -39,17 +38,16 @@ def parity_contexts(corpus: Corpus, vocab: Vocab) -> list[dict]:
     assert UNK_ID in unk_ids, "the UNK prompt has no unknown word"
     rows = [
         ("bos_only", "BOS alone: 63 PAD slots and BOS", [BOS_ID]),
-        ("full_window", "64 real tokens from the middle of the longest test story",
-         longest["ids"][1:CONTEXT + 1]),
-        ("short_prompt", f"a short prompt, left-padded: {SHORT_PROMPT!r}",
-         start_history(vocab.encode(SHORT_PROMPT))),
-        ("unk_prompt", f"a prompt with unknown words: {UNK_PROMPT!r}",
-         start_history(unk_ids)),
-        ("long_cropped", "a whole training story (more than 64 IDs), cropped to its last 64",
-         start_history(vocab.encode(train_story["text"]))),
+        ("full_window", "64 real tokens from the middle of the longest test story", longest["ids"][1 : CONTEXT + 1]),
+        ("short_prompt", f"a short prompt, left-padded: {SHORT_PROMPT!r}", start_history(vocab.encode(SHORT_PROMPT))),
+        ("unk_prompt", f"a prompt with unknown words: {UNK_PROMPT!r}", start_history(unk_ids)),
+        (
+            "long_cropped",
+            "a whole training story (more than 64 IDs), cropped to its last 64",
+            start_history(vocab.encode(train_story["text"])),
+        ),
         ("random_ids", "64 random real IDs (torch seed 0)", random_ids),
-        ("hostile_text", f"markup typed as a prompt: {HOSTILE_PROMPT!r}",
-         start_history(vocab.encode(HOSTILE_PROMPT))),
+        ("hostile_text", f"markup typed as a prompt: {HOSTILE_PROMPT!r}", start_history(vocab.encode(HOSTILE_PROMPT))),
     ]
     out = []
     for name, description, history in rows:
@@ -87,7 +85,7 @@ def teacher_forced(model: torch.nn.Module, ids: list[int], eos: bool = False) ->
     if not targets:
         return {"probabilities": [], "cross_entropy": None, "perplexity": None}
     history = start_history(ids)
-    contexts = torch.tensor([context_window(history[:t + 1]) for t in range(len(targets))], dtype=torch.int64)
+    contexts = torch.tensor([context_window(history[: t + 1]) for t in range(len(targets))], dtype=torch.int64)
     logp = torch.log_softmax(model(contexts).double(), -1)[torch.arange(len(targets)), torch.tensor(targets)]
     ce = float(-logp.mean())
     return {"probabilities": logp.exp().tolist(), "cross_entropy": ce, "perplexity": math.exp(ce)}
@@ -99,8 +97,16 @@ def attention_matrices(model: torch.nn.Module, contexts: list[list[int]]) -> np.
     return model.forward_details(torch.tensor(contexts, dtype=torch.int64))["weights"].numpy()
 
 
-def decision_margin(logits_fn, prompt_ids, run: dict, mode: str, temperature: float = 1.0, seed: int = 0,
-                    top_k: int = 0, top_p: float = 1.0) -> float:
+def decision_margin(
+    logits_fn,
+    prompt_ids,
+    run: dict,
+    mode: str,
+    temperature: float = 1.0,
+    seed: int = 0,
+    top_k: int = 0,
+    top_p: float = 1.0,
+) -> float:
     """How far the closest decision of a continuation was from going the other
     way: for greedy, the smallest gap between the best and second-best allowed
     logit; for sampled, the smallest distance (in probability) between the

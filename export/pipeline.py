@@ -17,13 +17,14 @@ import numpy as np
 import onnx
 import torch
 
-from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info
+from common.files import missing, read_json, sha256_file, write_json
+from common.layout import MODELS, ModelsFolder
+from common.publish import build_lock, fresh_staging, swap_in
+from common.settings import EXPORT_DIR, ROOT
+from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info, weights_file
 from models.corpus import PROFILES, prepare
-from models.files import missing, read_json, sha256_file, write_json
 from models.nets import KINDS
 from models.results_file import load_results
-from models.settings import CHECKPOINT_DIR as CHECKPOINTS, EXPORT_DIR as OUT, ROOT
-from models.swap import build_lock, fresh_staging, swap_in
 
 from .metadata import build_metadata, model_entry
 from .onnx_export import export_onnx, ort_run, ort_session
@@ -33,10 +34,29 @@ from .presets import build_presets
 CACHE = "cache.json"
 OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json") + tuple(f"{k}.onnx" for k in KINDS)
 # Sources whose change changes the output.
-SOURCES = [ROOT / "export" / name for name in ("__init__.py", "__main__.py", "pipeline.py", "onnx_export.py",
-                                               "decoding.py", "parity.py", "presets.py", "metadata.py")]
-SOURCES += [ROOT / "models" / name for name in ("nets.py", "tokenizer.py", "corpus.py", "checkpoints.py",
-                                               "settings.py", "files.py")]
+SOURCES = [
+    ROOT / "export" / name
+    for name in (
+        "__init__.py",
+        "__main__.py",
+        "pipeline.py",
+        "onnx_export.py",
+        "decoding.py",
+        "parity.py",
+        "presets.py",
+        "metadata.py",
+    )
+]
+SOURCES += [
+    ROOT / "models" / name
+    for name in (
+        "nets.py",
+        "tokenizer.py",
+        "corpus.py",
+        "checkpoints.py",
+    )
+]
+SOURCES += [ROOT / "common" / name for name in ("settings.py", "files.py", "layout.py")]
 PARITY_TOLERANCE = 1e-4
 
 
@@ -44,28 +64,28 @@ class ExportError(RuntimeError):
     """An export input is missing or broken, or the exported graph disagrees with PyTorch."""
 
 
-def input_key(checkpoints: Path, results: Path) -> dict:
+def input_key(models: ModelsFolder) -> dict:
     """Content hashes of everything the export reads."""
     files = {}
     for kind in KINDS:
-        info = read_info(kind, checkpoints)          # CheckpointError names a missing/corrupt file
-        weights = checkpoints / info.get("weights", f"{kind}.safetensors")
-        if not weights.exists():
-            raise missing(CheckpointError)(f"checkpoint weights missing: {weights} (run `make train`)")
-        files[f"{kind}.json"] = sha256_file(checkpoints / f"{kind}.json")
+        info = read_info(kind, models)  # CheckpointError names a missing/corrupt file
+        weights = weights_file(kind, info, models)
+        files[models.info(kind).name] = sha256_file(models.info(kind))
         files[weights.name] = sha256_file(weights)
-    vocab = checkpoints / "vocab.json"
-    if not vocab.exists():
-        raise missing(CheckpointError)(f"vocabulary file missing: {vocab}")
-    files["vocab.json"] = sha256_file(vocab)
-    if not results.exists():
-        raise missing(ExportError)(f"training results missing: {results} (run `make train`)")
-    files["results.json"] = sha256_file(results)
+    if not models.vocab.exists():
+        raise missing(CheckpointError)(f"vocabulary file missing: {models.vocab}")
+    files["vocab.json"] = sha256_file(models.vocab)
+    if not models.results.exists():
+        raise missing(ExportError)(f"training results missing: {models.results} (run `make train`)")
+    files["results.json"] = sha256_file(models.results)
     source = hashlib.sha256()
     for path in SOURCES:
         source.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return {"inputs": files, "exporter_source": source.hexdigest(),
-            "versions": {"torch": torch.__version__, "onnx": onnx.__version__}}
+    return {
+        "inputs": files,
+        "exporter_source": source.hexdigest(),
+        "versions": {"torch": torch.__version__, "onnx": onnx.__version__},
+    }
 
 
 def up_to_date(out: Path, key: dict) -> bool:
@@ -84,19 +104,21 @@ def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))))
 
 
-def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> None:
+def build(folder: ModelsFolder, staging: Path, log=print) -> None:
     """Do the whole export into ``staging`` (an empty folder)."""
-    vocab = load_vocab(checkpoints)
-    results = load_results(results_path, ExportError)   # every run, every field
+    vocab = load_vocab(folder)
+    results = load_results(folder.results, ExportError)  # every run, every field
     models, infos = {}, {}
     for kind in KINDS:
-        models[kind], infos[kind] = load_checkpoint(kind, checkpoints)
-        if models[kind].config["C"] != len(vocab):
-            raise ExportError(f"{checkpoints / (kind + '.json')}: vocabulary size {models[kind].config['C']} "
-                              f"does not match {checkpoints / 'vocab.json'} ({len(vocab)} tokens)")
+        models[kind], infos[kind] = load_checkpoint(kind, folder)
+        if models[kind].config.C != len(vocab):
+            raise ExportError(
+                f"{folder.info(kind)}: vocabulary size {models[kind].config.C} "
+                f"does not match {folder.vocab} ({len(vocab)} tokens)"
+            )
     profile = infos["mlp"].get("profile", "course")
     if profile not in PROFILES:
-        raise ExportError(f"{checkpoints / 'mlp.json'}: unknown profile {profile!r}")
+        raise ExportError(f"{folder.info('mlp')}: unknown profile {profile!r}")
     log(f"export: preparing the {profile} corpus for presets and parity contexts")
     corpus = prepare(profile)
     presets = build_presets(corpus, vocab)
@@ -105,8 +127,10 @@ def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> No
     for kind, runs in parity["continuations"].items():
         greedy = min(r["greedy"]["min_margin"] for r in runs.values())
         sampled = min(r["sampled"]["min_margin"] for r in runs.values())
-        log(f"export: {kind} closest reference decisions: greedy logit gap {greedy:.2e}, "
-            f"sampled probability distance {sampled:.2e}")
+        log(
+            f"export: {kind} closest reference decisions: greedy logit gap {greedy:.2e}, "
+            f"sampled probability distance {sampled:.2e}"
+        )
     batch = np.array([c["ids"] for c in contexts], dtype=np.int64)
 
     entries = {}
@@ -118,8 +142,9 @@ def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> No
         diff = {"max_abs_logits": _max_abs(got["logits"], reference[kind]["logits"])}
         if "attention" in got:
             diff["max_abs_attention"] = _max_abs(got["attention"], reference[kind]["attention"])
-            diff["max_abs_attention_matrix"] = _max_abs(got["attention_matrix"],
-                                                        attention_matrices(model, batch.tolist()))
+            diff["max_abs_attention_matrix"] = _max_abs(
+                got["attention_matrix"], attention_matrices(model, batch.tolist())
+            )
         diff["contexts"] = len(contexts)
         if max(v for k, v in diff.items() if k.startswith("max_abs")) > PARITY_TOLERANCE:
             raise ExportError(f"{path.name}: onnxruntime disagrees with PyTorch on the parity contexts: {diff}")
@@ -131,22 +156,20 @@ def build(checkpoints: Path, results_path: Path, staging: Path, log=print) -> No
     write_json(staging / "metadata.json", metadata)
     (staging / "parity.json").write_text(json.dumps(parity, separators=(",", ":")) + "\n", encoding="utf-8")
     write_json(staging / "presets.json", presets)
-    shutil.copyfile(checkpoints / "vocab.json", staging / "vocab.json")
+    shutil.copyfile(folder.vocab, staging / "vocab.json")
 
 
-def run(checkpoints: Path = CHECKPOINTS, out: Path = OUT, results: Path | None = None,
-        force: bool = False, log=print) -> str:
+def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = False, log=print) -> str:
     """Export unless up to date. Returns 'skipped' or 'exported'."""
-    checkpoints, out = Path(checkpoints), Path(out)
-    results = Path(results) if results else checkpoints.parent / "results.json"
+    out = Path(out)
     with build_lock(out.parent):
-        staging = fresh_staging(out)   # also restores an output left half-swapped by a crash
+        staging = fresh_staging(out)  # also restores an output left half-swapped by a crash
         try:
-            key = input_key(checkpoints, results)
+            key = input_key(models)
             if not force and up_to_date(out, key):
                 log(f"export: {out} is up to date (same checkpoints, results and exporter); skipped")
                 return "skipped"
-            build(checkpoints, results, staging, log)
+            build(models, staging, log)
             write_json(staging / CACHE, {"key": key})
             swap_in(staging, out)
         finally:

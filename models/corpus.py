@@ -16,13 +16,14 @@ import gzip
 import hashlib
 import json
 import statistics
-from dataclasses import dataclass, asdict, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
 
-from .settings import CONTEXT, ROOT
-from .tokenizer import Vocab, normalize, tokenize, PAD_ID, UNK_ID
+from common.settings import CONTEXT, ROOT
+
+from .tokenizer import PAD_ID, UNK_ID, Vocab, normalize, tokenize
 
 DATA_FILE = ROOT / "data" / "tinystories" / "stories.jsonl.gz"
 # SHA-256 of the uncompressed bytes, as stated in data/tinystories/SOURCES.md.
@@ -100,8 +101,13 @@ def load_stories(path: str | Path | None = None, expected_sha256: str | None = N
             except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
                 raise DataError(f"data file is corrupt: {path} line {lineno} has no JSON 'text' field") from exc
             if story:
-                stories.append({"text": story, "origin_file": row.get("origin_file", name),
-                                "origin_index": row.get("origin_index", lineno - 1)})
+                stories.append(
+                    {
+                        "text": story,
+                        "origin_file": row.get("origin_file", name),
+                        "origin_index": row.get("origin_index", lineno - 1),
+                    }
+                )
     else:
         raise DataError(f"unknown data format: {path} (expected .txt, .jsonl or .jsonl.gz)")
     if not stories:
@@ -110,7 +116,7 @@ def load_stories(path: str | Path | None = None, expected_sha256: str | None = N
 
 
 def _key(prefix: str, norm: str) -> str:
-    return hashlib.sha256(f"{prefix}-{SEED}:{norm}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{prefix}-{SEED}:{norm}".encode()).hexdigest()
 
 
 def split_of(norm: str) -> str:
@@ -127,8 +133,8 @@ def make_windows(id_lists: list[list[int]], context: int = CONTEXT) -> tuple[tor
         n = len(ids) - 1
         if n < 1:
             continue
-        xs.append(seq.unfold(0, context, 1)[1:n + 1])  # window ending just before target t
-        ys.append(seq[context + 1:])
+        xs.append(seq.unfold(0, context, 1)[1 : n + 1])  # window ending just before target t
+        ys.append(seq[context + 1 :])
     if not xs:
         return torch.zeros(0, context, dtype=torch.int32), torch.zeros(0, dtype=torch.int32)
     return torch.cat(xs), torch.cat(ys)
@@ -138,7 +144,7 @@ def make_windows(id_lists: list[list[int]], context: int = CONTEXT) -> tuple[tor
 class Corpus:
     profile: Profile
     vocab: Vocab
-    stories: dict[str, list[dict]]          # split -> stories (text, origin, ids)
+    stories: dict[str, list[dict]]  # split -> stories (text, origin, ids)
     audit: dict = field(default_factory=dict)
 
     def ids(self, split: str) -> list[list[int]]:
@@ -170,8 +176,7 @@ def prepare(profile: Profile | str = "course", path: str | Path | None = None) -
         story["tokens"] = tokenize(story["norm"])
         stories[split_of(story["norm"])].append(story)
     texts = {name: {s["norm"] for s in stories[name]} for name in SPLITS}
-    overlaps = {f"{a}&{b}": len(texts[a] & texts[b])
-                for i, a in enumerate(SPLITS) for b in SPLITS[i + 1:]}
+    overlaps = {f"{a}&{b}": len(texts[a] & texts[b]) for i, a in enumerate(SPLITS) for b in SPLITS[i + 1 :]}
     assert not any(overlaps.values()), f"a story appears in two splits: {overlaps}"
 
     vocab = Vocab.fit((s["tokens"] for s in stories["train"]), profile.vocab_size)

@@ -22,17 +22,19 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.files import Missing, read_json
+from common.layout import ModelsFolder
+from common.settings import CHECKPOINT_SEED, MODELS_DIR
+
 from .checkpoints import CheckpointError, load_checkpoint, load_vocab
 from .corpus import PROFILES, DataError, load_stories
-from .files import Missing, read_json
 from .nets import KINDS
 from .results_file import load_results, missing_runs
-from .settings import CHECKPOINT_SEED, MODELS_DIR
 
 
 @dataclass
 class Plan:
-    missing: list[str] = field(default_factory=list)      # messages for files that do not exist
+    missing: list[str] = field(default_factory=list)  # messages for files that do not exist
     runs: list[tuple[str, int]] = field(default_factory=list)  # (kind, seed) to train
     seconds: dict[str, float | None] = field(default_factory=dict)  # measured seconds per run, per kind
     profile: str = "course"
@@ -50,26 +52,28 @@ class Plan:
             total += sec or 0.0
             when = f"about {sec / 60:.0f} min (measured)" if sec is not None else "time not measured yet"
             lines.append(f"models: will train {kind} seed {seed} ({self.profile} profile): {when}")
-        lines.append(f"models: {len(self.runs)} run(s) to train" +
-                     (f", about {total / 60:.0f} min in all" if known else ""))
+        lines.append(
+            f"models: {len(self.runs)} run(s) to train" + (f", about {total / 60:.0f} min in all" if known else "")
+        )
         return lines
 
 
 def plan(models_dir: Path = MODELS_DIR) -> Plan:
     """What is missing and what must be trained. Raises CheckpointError naming
     the file when anything present is corrupt."""
-    ckpt_dir = models_dir / "checkpoints"
+    folder = ModelsFolder(Path(models_dir))
     p = Plan()
     results = None
     try:
-        results = load_results(models_dir / "results.json", CheckpointError, complete=False)
+        results = load_results(folder.results, CheckpointError, complete=False)
     except Missing as exc:
         p.missing.append(str(exc))
     profile = results["profile"] if results else "course"
     p.profile = profile
-    for name, check in (("vocab", lambda: load_vocab(ckpt_dir, PROFILES[profile].vocab_size)),
-                        ("audit", lambda: read_json(models_dir / "corpus_audit.json", CheckpointError,
-                                                    "corpus audit"))):
+    for check in (
+        lambda: load_vocab(folder, PROFILES[profile].vocab_size),
+        lambda: read_json(folder.audit, CheckpointError, "corpus audit"),
+    ):
         try:
             check()
         except Missing as exc:
@@ -77,7 +81,7 @@ def plan(models_dir: Path = MODELS_DIR) -> Plan:
     no_checkpoint = []
     for kind in KINDS:
         try:
-            load_checkpoint(kind, ckpt_dir)   # also checks the vocabulary hash when vocab.json exists
+            load_checkpoint(kind, folder)  # also checks the vocabulary hash when vocab.json exists
         except Missing as exc:
             p.missing.append(str(exc))
             no_checkpoint.append(kind)
@@ -96,14 +100,16 @@ def run(p: Plan, models_dir: Path = MODELS_DIR) -> None:
     """Carry out the plan: train exactly the planned runs (the protocol also
     rewrites the vocabulary and corpus audit from the data)."""
     from .train import run_protocol
+
     kinds = tuple(k for k in KINDS if any(k == kind for kind, _ in p.runs)) or KINDS
     seeds = tuple(sorted({seed for _, seed in p.runs})) or (CHECKPOINT_SEED,)
     run_protocol(p.profile, models_dir, kinds=kinds, seeds=seeds)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m models.ensure", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m models.ensure", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", type=Path, default=MODELS_DIR, help="models folder (default %(default)s)")
     ap.add_argument("--dry-run", action="store_true", help="say what would be trained, train nothing")
     args = ap.parse_args(argv)
@@ -112,8 +118,10 @@ def main(argv=None) -> int:
         p = plan(args.models)
     except (DataError, CheckpointError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        print("error: restore the committed file with `git checkout models/` or retrain with `make train`",
-              file=sys.stderr)
+        print(
+            "error: restore the committed file with `git checkout models/` or retrain with `make train`",
+            file=sys.stderr,
+        )
         return 1
     if not p.missing and not p.runs:
         print("models: committed checkpoints, vocabulary, results and corpus audit are intact")

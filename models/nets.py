@@ -6,11 +6,54 @@ All map a window of token IDs [B, w] to next-token logits [B, C].
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass, replace
 
 import torch
 import torch.nn as nn
 
-from .settings import CONTEXT, VOCAB_SIZE
+from common.settings import CONTEXT, VOCAB_SIZE
+
+
+@dataclass(frozen=True)
+class MLPConfig:
+    """Sizes of the fixed-window MLP (a checkpoint's "config" holds these fields)."""
+
+    C: int = VOCAB_SIZE  # vocabulary size
+    w: int = CONTEXT  # context width: token slots in a window
+    d: int = 64  # embedding width
+    h: int = 256  # units of the ReLU hidden layer
+    pad_id: int = 0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """Sizes of a causal attention model: n_heads heads, each with query/key
+    width d_k and value width d_v (the course keeps n_heads * d_k = d)."""
+
+    C: int = VOCAB_SIZE
+    w: int = CONTEXT
+    d: int = 64
+    d_k: int = 64
+    d_v: int = 64
+    h: int = 256
+    pad_id: int = 0
+    n_heads: int = 1
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# The course's three models at their course sizes.
+COURSE = {
+    "mlp": MLPConfig(),
+    "attn1": AttentionConfig(n_heads=1, d_k=64, d_v=64),
+    "attn4": AttentionConfig(n_heads=4, d_k=16, d_v=16),
+}
+KINDS = tuple(COURSE)
+LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
 
 
 class FixedWindowMLP(nn.Module):
@@ -18,15 +61,16 @@ class FixedWindowMLP(nn.Module):
 
     kind = "mlp"
 
-    def __init__(self, C: int, w: int, d: int, h: int, pad_id: int = 0):
+    def __init__(self, config: MLPConfig):
         super().__init__()
-        self.config = dict(C=C, w=w, d=d, h=h, pad_id=pad_id)
-        self.token_embedding = nn.Embedding(C, d, padding_idx=pad_id)
+        self.config = config
+        C, w, d, h = config.C, config.w, config.d, config.h
+        self.token_embedding = nn.Embedding(C, d, padding_idx=config.pad_id)
         self.hidden_layer = nn.Linear(w * d, h)
         self.vocab_head = nn.Linear(h, C)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        flat = self.token_embedding(ids).flatten(start_dim=1)        # [B, w*d]
+        flat = self.token_embedding(ids).flatten(start_dim=1)  # [B, w*d]
         return self.vocab_head(torch.relu(self.hidden_layer(flat)))  # [B, C]
 
 
@@ -35,12 +79,13 @@ class CausalAttentionLM(nn.Module):
     query/key width d_k and value width d_v per head) -> residual -> ReLU hidden
     layer -> vocabulary head. Only the final position is scored."""
 
-    def __init__(self, C: int, w: int, d: int, d_k: int, d_v: int, h: int,
-                 pad_id: int = 0, n_heads: int = 1):
+    def __init__(self, config: AttentionConfig):
         super().__init__()
-        self.config = dict(C=C, w=w, d=d, d_k=d_k, d_v=d_v, h=h, pad_id=pad_id, n_heads=n_heads)
-        self.pad_id, self.n_heads, self.d_k, self.d_v = pad_id, n_heads, d_k, d_v
-        self.token_embedding = nn.Embedding(C, d, padding_idx=pad_id)
+        self.config = config
+        C, w, d, h, n_heads = config.C, config.w, config.d, config.h, config.n_heads
+        d_k, d_v = config.d_k, config.d_v
+        self.pad_id, self.n_heads, self.d_k, self.d_v = config.pad_id, n_heads, d_k, d_v
+        self.token_embedding = nn.Embedding(C, d, padding_idx=config.pad_id)
         self.position_embedding = nn.Embedding(w, d)
         self.W_Q = nn.Linear(d, n_heads * d_k, bias=False)
         self.W_K = nn.Linear(d, n_heads * d_k, bias=False)
@@ -51,27 +96,27 @@ class CausalAttentionLM(nn.Module):
 
     @property
     def kind(self) -> str:
-        return "attn1" if self.n_heads == 1 else f"attn{self.n_heads}"
+        return f"attn{self.n_heads}"
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(ids.shape[1], device=ids.device)
         return self.token_embedding(ids) + self.position_embedding(positions)[None]
 
     def split_heads(self, x: torch.Tensor, width: int) -> torch.Tensor:
-        B, T, _ = x.shape                                   # [B, T, n*width] -> [B, n, T, width]
+        B, T, _ = x.shape  # [B, T, n*width] -> [B, n, T, width]
         return x.view(B, T, self.n_heads, width).transpose(1, 2)
 
     def attend(self, ids: torch.Tensor):
         """Final query only: returns (logits [B, C], weights [B, heads, w])."""
-        E = self.embed(ids)                                       # [B, w, d]
-        q = self.split_heads(self.W_Q(E[:, -1:]), self.d_k)       # [B, n, 1, d_k]
-        K = self.split_heads(self.W_K(E), self.d_k)               # [B, n, w, d_k]
-        V = self.split_heads(self.W_V(E), self.d_v)               # [B, n, w, d_v]
-        scores = q @ K.transpose(-2, -1) / math.sqrt(self.d_k)    # [B, n, 1, w]
+        E = self.embed(ids)  # [B, w, d]
+        q = self.split_heads(self.W_Q(E[:, -1:]), self.d_k)  # [B, n, 1, d_k]
+        K = self.split_heads(self.W_K(E), self.d_k)  # [B, n, w, d_k]
+        V = self.split_heads(self.W_V(E), self.d_v)  # [B, n, w, d_v]
+        scores = q @ K.transpose(-2, -1) / math.sqrt(self.d_k)  # [B, n, 1, w]
         pad = ids.eq(self.pad_id)[:, None, None, :]
         A = scores.masked_fill(pad, float("-inf")).softmax(-1)
-        message = (A @ V).transpose(1, 2).flatten(start_dim=2)    # [B, 1, n*d_v]
-        final = E[:, -1] + self.W_O(message)[:, 0]                # residual, [B, d]
+        message = (A @ V).transpose(1, 2).flatten(start_dim=2)  # [B, 1, n*d_v]
+        final = E[:, -1] + self.W_O(message)[:, 0]  # residual, [B, d]
         logits = self.vocab_head(torch.relu(self.hidden_layer(final)))
         return logits, A[:, :, 0]
 
@@ -83,43 +128,52 @@ class CausalAttentionLM(nn.Module):
         weights. logits are the final row's, equal to forward(ids)."""
         B, T = ids.shape
         E = self.embed(ids)
-        Q = self.split_heads(self.W_Q(E), self.d_k)               # [B, n, T, d_k]
+        Q = self.split_heads(self.W_Q(E), self.d_k)  # [B, n, T, d_k]
         K = self.split_heads(self.W_K(E), self.d_k)
         V = self.split_heads(self.W_V(E), self.d_v)
-        scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)    # [B, n, T, T]
+        scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_k)  # [B, n, T, T]
         future = torch.ones(T, T, dtype=torch.bool, device=ids.device).triu(1)
         blocked = future[None, None] | ids.eq(self.pad_id)[:, None, None, :]
         masked = scores.masked_fill(blocked, float("-inf"))
         pad_row = ids.eq(self.pad_id)[:, None, :, None]
         A = masked.masked_fill(pad_row, 0.0).softmax(-1).masked_fill(pad_row, 0.0)
-        heads = A @ V                                             # [B, n, T, d_v]
-        messages = heads.transpose(1, 2).flatten(start_dim=2)     # [B, T, n*d_v]
+        heads = A @ V  # [B, n, T, d_v]
+        messages = heads.transpose(1, 2).flatten(start_dim=2)  # [B, T, n*d_v]
         updated = E + self.W_O(messages)
         hidden = torch.relu(self.hidden_layer(updated))
-        all_logits = self.vocab_head(hidden)                      # [B, T, C]
-        return dict(E=E, Q=Q, K=K, V=V, scores=masked, weights=A, heads=heads,
-                    messages=messages, updated=updated, hidden=hidden,
-                    all_logits=all_logits, logits=all_logits[:, -1])
+        all_logits = self.vocab_head(hidden)  # [B, T, C]
+        return dict(
+            E=E,
+            Q=Q,
+            K=K,
+            V=V,
+            scores=masked,
+            weights=A,
+            heads=heads,
+            messages=messages,
+            updated=updated,
+            hidden=hidden,
+            all_logits=all_logits,
+            logits=all_logits[:, -1],
+        )
 
 
-KINDS = ("mlp", "attn1", "attn4")
-LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
+def make(config: MLPConfig | AttentionConfig) -> nn.Module:
+    """The model a config describes."""
+    return FixedWindowMLP(config) if isinstance(config, MLPConfig) else CausalAttentionLM(config)
 
 
-def build(kind: str, C: int = VOCAB_SIZE, w: int = CONTEXT, d: int = 64, h: int = 256, pad_id: int = 0) -> nn.Module:
-    """The course's three models at their course sizes."""
-    if kind == "mlp":
-        return FixedWindowMLP(C, w, d, h, pad_id)
-    if kind in ("attn1", "attn4"):
-        n = int(kind[4:])
-        return CausalAttentionLM(C, w, d, d // n, d // n, h, pad_id, n_heads=n)
-    raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
+def build(kind: str, **changes) -> nn.Module:
+    """One of the course's three models at its course sizes; ``changes``
+    overrides fields of its config (e.g. ``C=len(vocab)``)."""
+    if kind not in COURSE:
+        raise ValueError(f"unknown model kind {kind!r}; expected one of {KINDS}")
+    return make(replace(COURSE[kind], **changes))
 
 
 def from_config(kind: str, config: dict) -> nn.Module:
-    if kind == "mlp":
-        return FixedWindowMLP(**config)
-    return CausalAttentionLM(**config)
+    """The model a checkpoint's "config" dict describes."""
+    return make(MLPConfig(**config) if kind == "mlp" else AttentionConfig(**config))
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -11,15 +11,28 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from common.files import read_json
+
 from .corpus import PROFILES
-from .files import read_json
 from .nets import KINDS
 
 NUMBER = (int, float)
 RUN_FIELDS = {
-    "kind": str, "label": str, "seed": int, "parameters": int, "lr": NUMBER, "weight_decay": NUMBER,
-    "steps": int, "batch_size": int, "val_trace": list, "selected_step": int, "val_loss": NUMBER,
-    "test_loss": NUMBER, "test_perplexity": NUMBER, "train_seconds": NUMBER, "device": str,
+    "kind": str,
+    "label": str,
+    "seed": int,
+    "parameters": int,
+    "lr": NUMBER,
+    "weight_decay": NUMBER,
+    "steps": int,
+    "batch_size": int,
+    "val_trace": list,
+    "selected_step": int,
+    "val_loss": NUMBER,
+    "test_loss": NUMBER,
+    "test_perplexity": NUMBER,
+    "train_seconds": NUMBER,
+    "device": str,
     "torch_version": str,
 }
 TRACE_FIELDS = {"step": int, "val_loss": NUMBER, "train_loss": NUMBER}
@@ -43,6 +56,7 @@ def _check_fields(obj, fields: dict, where: str, fail) -> None:
 def validate_results(results, path: Path, error: type[Exception] = ValueError) -> dict:
     """Raise ``error`` naming ``path`` and the field unless ``results`` has the
     shape train.run_protocol writes. Returns ``results``."""
+
     def fail(problem: str):
         raise error(f"{path}: {problem}")
 
@@ -75,8 +89,9 @@ def validate_results(results, path: Path, error: type[Exception] = ValueError) -
 def missing_runs(results: dict) -> list[tuple[str, int]]:
     """The (kind, seed) runs of the results' profile that are not recorded."""
     recorded = {(r["kind"], r["seed"]) for r in results["runs"]}
-    return [(kind, seed) for seed in PROFILES[results["profile"]].seeds for kind in KINDS
-            if (kind, seed) not in recorded]
+    return [
+        (kind, seed) for seed in PROFILES[results["profile"]].seeds for kind in KINDS if (kind, seed) not in recorded
+    ]
 
 
 def load_results(path: Path, error: type[Exception] = ValueError, complete: bool = True) -> dict:
@@ -84,7 +99,9 @@ def load_results(path: Path, error: type[Exception] = ValueError, complete: bool
     profile must be recorded (nine for the course)."""
     results = validate_results(read_json(path, error, "training results"), path, error)
     if complete and (absent := missing_runs(results)):
-        raise error(f"{path}: {len(results['runs'])} runs recorded, "
-                    f"{len(absent) + len(results['runs'])} expected for the {results['profile']} profile; "
-                    f"missing: {', '.join(f'{k} seed {s}' for k, s in absent)}")
+        raise error(
+            f"{path}: {len(results['runs'])} runs recorded, "
+            f"{len(absent) + len(results['runs'])} expected for the {results['profile']} profile; "
+            f"missing: {', '.join(f'{k} seed {s}' for k, s in absent)}"
+        )
     return results

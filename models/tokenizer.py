@@ -14,19 +14,17 @@ import json
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from .files import read_json
+from common.files import read_json
 
 PAD, BOS, EOS, UNK = "<PAD>", "<BOS>", "<EOS>", "<UNK>"
 SPECIALS = (PAD, BOS, EOS, UNK)
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 
 # Spelled out (rather than \s) so that Python and JavaScript agree exactly.
-WHITESPACE = re.compile(
-    "[ \t\n\r\f\v\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"
-)
+WHITESPACE = re.compile("[ \t\n\r\f\v\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
 TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[0-9]+|[^ ]")
 
 NO_SPACE_BEFORE = set(".,!?;:)]}%'")
@@ -89,12 +87,13 @@ class Vocab:
         return len(self.itos)
 
     @classmethod
-    def fit(cls, token_lists: Iterable[list[str]], max_size: int, min_count: int = 2) -> "Vocab":
+    def fit(cls, token_lists: Iterable[list[str]], max_size: int, min_count: int = 2) -> Vocab:
         """Specials, then tokens seen at least ``min_count`` times, most
         frequent first, ties alphabetical, ``max_size`` items in total."""
         counts = Counter(tok for toks in token_lists for tok in toks)
-        ranked = sorted((t for t, c in counts.items() if c >= min_count and t not in SPECIALS),
-                        key=lambda t: (-counts[t], t))
+        ranked = sorted(
+            (t for t, c in counts.items() if c >= min_count and t not in SPECIALS), key=lambda t: (-counts[t], t)
+        )
         return cls(list(SPECIALS) + ranked[: max_size - len(SPECIALS)])
 
     def encode_tokens(self, tokens: Iterable[str]) -> list[int]:
@@ -114,7 +113,7 @@ class Vocab:
         Path(path).write_text(json.dumps(self.itos, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | Path, size: int | None = None) -> "Vocab":
+    def load(cls, path: str | Path, size: int | None = None) -> Vocab:
         """Read and check vocab.json: a list of unique strings starting with the
         specials (and exactly ``size`` of them when given). Raises VocabError
         naming the file."""

@@ -19,11 +19,14 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from common.files import read_json, write_json
+from common.layout import ModelsFolder
+from common.settings import BUILD_DIR, CHECKPOINT_SEED, CLIP_NORM, MODELS_DIR, OPTIMIZER
+
 from .checkpoints import save_checkpoint
 from .corpus import PROFILES, Profile, prepare
-from .files import read_json, write_json
 from .nets import KINDS, LABELS, build, count_parameters
-from .settings import BUILD_DIR, CHECKPOINT_SEED, CLIP_NORM, MODELS_DIR, OPTIMIZER
+
 EVAL_BATCH = 4096
 
 
@@ -38,17 +41,12 @@ def eval_steps(profile: Profile) -> set[int]:
     return {1} | set(range(profile.eval_every, profile.steps + 1, profile.eval_every)) | {profile.steps}
 
 
-def out_paths(out_dir: Path) -> dict[str, Path]:
-    return {"results": out_dir / "results.json", "audit": out_dir / "corpus_audit.json",
-            "checkpoints": out_dir / "checkpoints"}
-
-
 @torch.no_grad()
 def mean_loss(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
     model.eval()
     total = 0.0
     for start in range(0, len(y), EVAL_BATCH):
-        xb, yb = X[start:start + EVAL_BATCH].long(), y[start:start + EVAL_BATCH].long()
+        xb, yb = X[start : start + EVAL_BATCH].long(), y[start : start + EVAL_BATCH].long()
         total += F.cross_entropy(model(xb), yb, reduction="sum").item()
     model.train()
     return total / len(y)
@@ -96,12 +94,21 @@ def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: in
     test_loss = mean_loss(model, *data["test"])
     model.eval()
     record = {
-        "kind": kind, "label": LABELS[kind], "seed": seed, "parameters": count_parameters(model),
-        "lr": lr, "weight_decay": wd, "steps": profile.steps, "batch_size": profile.batch_size,
-        "val_trace": trace, "selected_step": best_step, "val_loss": best_loss,
-        "test_loss": test_loss, "test_perplexity": math.exp(test_loss),
-        "train_seconds": train_seconds, "device": f"cpu ({platform.processor() or platform.machine()}, "
-                                                    f"{torch.get_num_threads()} threads)",
+        "kind": kind,
+        "label": LABELS[kind],
+        "seed": seed,
+        "parameters": count_parameters(model),
+        "lr": lr,
+        "weight_decay": wd,
+        "steps": profile.steps,
+        "batch_size": profile.batch_size,
+        "val_trace": trace,
+        "selected_step": best_step,
+        "val_loss": best_loss,
+        "test_loss": test_loss,
+        "test_perplexity": math.exp(test_loss),
+        "train_seconds": train_seconds,
+        "device": f"cpu ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)",
         "torch_version": torch.__version__,
     }
     return record, model
@@ -117,46 +124,60 @@ def aggregate(runs: list[dict]) -> dict:
         agg = {"seeds": [r["seed"] for r in rs], "parameters": rs[0]["parameters"], "label": LABELS[kind]}
         for key in ("test_loss", "test_perplexity", "train_seconds"):
             vals = [r[key] for r in rs]
-            agg[key] = {"mean": statistics.mean(vals),
-                        "sd": statistics.stdev(vals) if len(vals) > 1 else None}
+            agg[key] = {"mean": statistics.mean(vals), "sd": statistics.stdev(vals) if len(vals) > 1 else None}
         out[kind] = agg
     return out
 
 
-def run_protocol(profile: Profile | str = "course", out_dir: Path = MODELS_DIR, data_path=None,
-                 kinds=KINDS, seeds=None, fresh: bool = False, progress: bool = True) -> dict:
+def run_protocol(
+    profile: Profile | str = "course",
+    out_dir: Path = MODELS_DIR,
+    data_path=None,
+    kinds=KINDS,
+    seeds=None,
+    fresh: bool = False,
+    progress: bool = True,
+) -> dict:
     profile = PROFILES[profile] if isinstance(profile, str) else profile
-    out_dir = Path(out_dir)
-    paths = out_paths(out_dir)
+    folder = ModelsFolder(Path(out_dir))
     corpus = prepare(profile, data_path)
-    write_json(paths["audit"], corpus.audit)
-    paths["checkpoints"].mkdir(parents=True, exist_ok=True)
-    corpus.vocab.save(paths["checkpoints"] / "vocab.json")
-    data = {"train": corpus.windows("train"),
-            "val": validation_slice(*corpus.windows("validation"), profile.val_windows),
-            "test": corpus.windows("test")}
+    write_json(folder.audit, corpus.audit)
+    folder.checkpoints.mkdir(parents=True, exist_ok=True)
+    corpus.vocab.save(folder.vocab)
+    data = {
+        "train": corpus.windows("train"),
+        "val": validation_slice(*corpus.windows("validation"), profile.val_windows),
+        "test": corpus.windows("test"),
+    }
     results = {"profile": profile.name, "runs": []}
-    if not fresh and paths["results"].exists():
-        results = read_json(paths["results"], RuntimeError, "training results")
+    if not fresh and folder.results.exists():
+        results = read_json(folder.results, RuntimeError, "training results")
     seeds = seeds or profile.seeds
-    for seed in seeds:                      # seed-major: all seed-11 checkpoints come first
+    for seed in seeds:  # seed-major: all seed-11 checkpoints come first
         for kind in kinds:
             recorded = any(r["kind"] == kind and r["seed"] == seed for r in results["runs"])
-            has_checkpoint = all((paths["checkpoints"] / f"{kind}{ext}").exists() for ext in (".json", ".safetensors"))
+            has_checkpoint = folder.info(kind).exists() and folder.weights(kind).exists()
             if recorded and (seed != CHECKPOINT_SEED or has_checkpoint):
                 continue
             results["runs"] = [r for r in results["runs"] if not (r["kind"] == kind and r["seed"] == seed)]
             record, model = train_run(kind, seed, profile, data, len(corpus.vocab), progress)
             if seed == CHECKPOINT_SEED:
-                save_checkpoint(model, {"seed": seed, "selected_step": record["selected_step"],
-                                        "profile": profile.name, "test_loss": record["test_loss"]},
-                                paths["checkpoints"])
+                save_checkpoint(
+                    model,
+                    {
+                        "seed": seed,
+                        "selected_step": record["selected_step"],
+                        "profile": profile.name,
+                        "test_loss": record["test_loss"],
+                    },
+                    folder,
+                )
             results["runs"].append(record)
             results["runs"].sort(key=lambda r: (KINDS.index(r["kind"]), r["seed"]))
             results["aggregate"] = aggregate(results["runs"])
             results["validation_windows"] = len(data["val"][1])
             results["test_windows"] = len(data["test"][1])
-            write_json(paths["results"], results)
+            write_json(folder.results, results)
     return results
 
 
@@ -168,8 +189,9 @@ def main(argv=None) -> None:
     ap.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
     ap.add_argument("--seeds", nargs="+", type=int, default=None)
     ap.add_argument("--fresh", action="store_true", help="ignore recorded runs and train all again")
-    ap.add_argument("--threads", type=int, default=None,
-                    help="torch intra-op threads (1 keeps training steady on a busy machine)")
+    ap.add_argument(
+        "--threads", type=int, default=None, help="torch intra-op threads (1 keeps training steady on a busy machine)"
+    )
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -32,13 +32,13 @@ import torch
 import torch.nn.functional as F
 
 from models.corpus import make_windows
-from models.nets import CausalAttentionLM, FixedWindowMLP
+from models.nets import AttentionConfig, CausalAttentionLM, FixedWindowMLP, MLPConfig
 from models.tokenizer import SPECIALS, Vocab, tokenize
 
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=110)
-SEED = 11                      # every toy model is created right after torch.manual_seed(SEED)
+SEED = 11  # every toy model is created right after torch.manual_seed(SEED)
 C_W, B, D, H, D_K, D_V = 4, 2, 4, 8, 3, 2
-got = {}                       # what this notebook computes; checked against the deck at the end
+got = {}  # what this notebook computes; checked against the deck at the end
 
 # %% [markdown]
 # ## 1. Tokens and a vocabulary
@@ -97,7 +97,9 @@ got["maps_windows.N"] = len(all_y)
 # %%
 X, y = all_X[[2, 3]].long(), all_y[[2, 3]].long()
 print("X =", X.tolist(), " y =", y.tolist())
-print("contexts:", [[vocab.itos[i] for i in row] for row in X.tolist()], " targets:", [vocab.itos[i] for i in y.tolist()])
+print(
+    "contexts:", [[vocab.itos[i] for i in row] for row in X.tolist()], " targets:", [vocab.itos[i] for i in y.tolist()]
+)
 got["maps_batch.X"] = X.tolist()
 got["maps_batch.y"] = y.tolist()
 
@@ -109,13 +111,13 @@ got["maps_batch.y"] = y.tolist()
 
 # %%
 torch.manual_seed(SEED)
-mlp = FixedWindowMLP(C, C_W, D, H, vocab.pad_id)
+mlp = FixedWindowMLP(MLPConfig(C=C, w=C_W, d=D, h=H, pad_id=vocab.pad_id))
 
-E = mlp.token_embedding(X)                   # [B, w, d]
-flat = E.flatten(start_dim=1)                # [B, w*d]
-pre_hidden = mlp.hidden_layer(flat)          # [B, h]
+E = mlp.token_embedding(X)  # [B, w, d]
+flat = E.flatten(start_dim=1)  # [B, w*d]
+pre_hidden = mlp.hidden_layer(flat)  # [B, h]
 hidden = torch.relu(pre_hidden)
-logits = mlp.vocab_head(hidden)              # [B, C]
+logits = mlp.vocab_head(hidden)  # [B, C]
 print("embedding table [C, d]:\n", mlp.token_embedding.weight.data)
 print("E", tuple(E.shape), "\n", E.data)
 print("hidden after ReLU", tuple(hidden.shape), "\n", hidden.data)
@@ -207,18 +209,18 @@ got["maps_mlp.frozen_loss"] = frozen_loss
 
 # %%
 torch.manual_seed(SEED)
-att = CausalAttentionLM(C, C_W, D, D_K, D_V, H, vocab.pad_id)
+att = CausalAttentionLM(AttentionConfig(C=C, w=C_W, d=D, d_k=D_K, d_v=D_V, h=H, pad_id=vocab.pad_id))
 
-E_att = att.token_embedding(X) + att.position_embedding(torch.arange(C_W))[None]   # [B, w, d]
-q = att.W_Q(E_att[:, -1:, :])                      # [B, 1, d_k]
-K = att.W_K(E_att)                                 # [B, w, d_k]
-V = att.W_V(E_att)                                 # [B, w, d_v]
+E_att = att.token_embedding(X) + att.position_embedding(torch.arange(C_W))[None]  # [B, w, d]
+q = att.W_Q(E_att[:, -1:, :])  # [B, 1, d_k]
+K = att.W_K(E_att)  # [B, w, d_k]
+V = att.W_V(E_att)  # [B, w, d_v]
 scores = q @ K.transpose(-2, -1) / math.sqrt(D_K)  # [B, 1, w]
 masked = scores.masked_fill(X[:, None, :].eq(vocab.pad_id), float("-inf"))
 A = masked.softmax(-1)
 print("masked scores:\n", masked.data)
 print("attention weights:\n", A.data)
-message = A @ V                                    # [B, 1, d_v]
+message = A @ V  # [B, 1, d_v]
 final = E_att[:, -1, :] + att.W_O(message).squeeze(1)
 att_logits = att.vocab_head(torch.relu(att.hidden_layer(final)))
 print("logits:\n", att_logits.data)

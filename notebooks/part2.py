@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 np.set_printoptions(precision=4, suppress=True, linewidth=110)
-got = {}   # what this notebook computes; checked against the deck at the end
+got = {}  # what this notebook computes; checked against the deck at the end
 
 # %% [markdown]
 # ## 1. The toy: two sentences, four coordinates per token
@@ -42,29 +42,29 @@ got = {}   # what this notebook computes; checked against the deck at the end
 RIVER = ("The", "children", "sat", "on", "the", "river", "bank", "and", "watched", "the")
 CHEQUE = ("She", "deposited", "her", "cheque", "at", "the", "bank", "and", "watched", "the")
 SENTENCES = {"river": RIVER, "cheque": CHEQUE}
-BANK = 7                                  # 1-based position of "bank"
+BANK = 7  # 1-based position of "bank"
 
-WORDS = {                 # water finance noun grammar
-    "the":       (0.0, 0.0, 0.0, 1.0),
-    "children":  (0.0, 0.0, 1.0, 0.0),
-    "sat":       (0.0, 0.0, 0.0, 0.3),
-    "on":        (0.0, 0.0, 0.0, 0.7),
-    "river":     (1.0, 0.0, 1.0, 0.0),
-    "bank":      (0.0, 0.0, 1.0, 0.0),
-    "and":       (0.0, 0.0, 0.0, 0.8),
-    "watched":   (0.0, 0.0, 0.0, 0.3),
-    "she":       (0.0, 0.0, 0.6, 0.4),
+WORDS = {  # water finance noun grammar
+    "the": (0.0, 0.0, 0.0, 1.0),
+    "children": (0.0, 0.0, 1.0, 0.0),
+    "sat": (0.0, 0.0, 0.0, 0.3),
+    "on": (0.0, 0.0, 0.0, 0.7),
+    "river": (1.0, 0.0, 1.0, 0.0),
+    "bank": (0.0, 0.0, 1.0, 0.0),
+    "and": (0.0, 0.0, 0.0, 0.8),
+    "watched": (0.0, 0.0, 0.0, 0.3),
+    "she": (0.0, 0.0, 0.6, 0.4),
     "deposited": (0.0, 0.8, 0.0, 0.3),
-    "her":       (0.0, 0.0, 0.0, 0.8),
-    "cheque":    (0.0, 1.0, 1.0, 0.0),
-    "at":        (0.0, 0.0, 0.0, 0.7),
+    "her": (0.0, 0.0, 0.0, 0.8),
+    "cheque": (0.0, 1.0, 1.0, 0.0),
+    "at": (0.0, 0.0, 0.0, 0.7),
 }
 POSITIONS = np.array([[0.0, 0.0, 0.05 * i, 0.0] for i in range(1, 11)])
 
 
 def embed(tokens, positions=True):
     E = np.array([WORDS[t.lower()] for t in tokens], dtype=float)
-    return E + POSITIONS[:len(tokens)] if positions else E
+    return E + POSITIONS[: len(tokens)] if positions else E
 
 
 print("river sentence E:\n", embed(RIVER))
@@ -82,25 +82,63 @@ W_V = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [0.0, 0.0]])
 W_O = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
 D_K = W_Q.shape[1]
 
-HIDDEN = ("water scene", "finance scene", "noun expected", "after a noun",
-          "water noun", "finance noun", "no clue yet", "any clue")
-W1 = np.array([[2.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 1.0],
-               [0.0, 2.0, 0.0, 0.0, 0.0, 1.0, -2.0, 1.0],
-               [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
-               [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0]])
+HIDDEN = (
+    "water scene",
+    "finance scene",
+    "noun expected",
+    "after a noun",
+    "water noun",
+    "finance noun",
+    "no clue yet",
+    "any clue",
+)
+W1 = np.array(
+    [
+        [2.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 1.0],
+        [0.0, 2.0, 0.0, 0.0, 0.0, 1.0, -2.0, 1.0],
+        [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0],
+    ]
+)
 b1 = np.array([-0.2, -0.2, -0.5, -0.5, -1.2, -1.2, -0.5, -0.3])
-CANDIDATES = ("boats", "ducks", "fish", "swans", "teller", "clerk", "queue", "receipt",
-              "sky", "people", "birds", "clouds", "river", "water", "bank", "money",
-              "cheque", "and", "the", "watched")
+CANDIDATES = (
+    "boats",
+    "ducks",
+    "fish",
+    "swans",
+    "teller",
+    "clerk",
+    "queue",
+    "receipt",
+    "sky",
+    "people",
+    "birds",
+    "clouds",
+    "river",
+    "water",
+    "bank",
+    "money",
+    "cheque",
+    "and",
+    "the",
+    "watched",
+)
 WATER, FINANCE = ("boats", "ducks", "fish", "swans"), ("teller", "queue", "clerk", "receipt")
 GENERIC = ("sky", "people", "birds", "clouds")
 W2 = np.zeros((len(HIDDEN), len(CANDIDATES)))
 for unit, weights in [
     ("water scene", {"river": 1.0, "water": 1.0, **{w: 0.5 for w in WATER}}),
     ("finance scene", {"bank": 1.0, "money": 1.0, "cheque": 1.0, **{w: 0.5 for w in FINANCE}}),
-    ("noun expected", {**{w: 2.0 for w in WATER + FINANCE + GENERIC},
-                       **{w: 1.5 for w in ("river", "water", "bank", "money", "cheque")},
-                       "and": -1.0, "the": -1.0, "watched": -1.0}),
+    (
+        "noun expected",
+        {
+            **{w: 2.0 for w in WATER + FINANCE + GENERIC},
+            **{w: 1.5 for w in ("river", "water", "bank", "money", "cheque")},
+            "and": -1.0,
+            "the": -1.0,
+            "watched": -1.0,
+        },
+    ),
     ("after a noun", {"and": 2.0, "watched": 1.5, "the": -1.0}),
     ("water noun", dict(zip(WATER, (4.0, 3.4, 3.0, 2.6)))),
     ("finance noun", dict(zip(FINANCE, (4.0, 3.4, 3.0, 2.6)))),
@@ -123,6 +161,7 @@ def softmax(x):
 def head(row):
     hidden = np.maximum(0.0, row @ W1 + b1)
     return softmax(hidden @ W2)
+
 
 # %% [markdown]
 # ## 2. The last-token baseline
@@ -169,6 +208,7 @@ for name, s in SENTENCES.items():
 # by sqrt(d_k) and a softmax turns them into weights. Phase B (mix): the weights
 # average the value rows into a message; W_O turns it into an update that is
 # added to the row of "bank" (the residual).
+
 
 # %%
 def attention_row(E, i, causal=True):
@@ -313,7 +353,10 @@ for order in (("A", "B", "q"), ("B", "A", "q")):
         weights = softmax(rows @ rows[-1])
         message = weights @ rows
         key = f"{''.join(order[:2])}_{'pos' if with_positions else 'nopos'}"
-        print(f"{' '.join(order)}, positions {'yes' if with_positions else 'no ':3s}: weights {weights}, message {message}")
+        print(
+            f"{' '.join(order)}, positions {'yes' if with_positions else 'no ':3s}: "
+            f"weights {weights}, message {message}"
+        )
         got[f"part2_swap2d.runs.{key}.message"] = message.tolist()
 
 
@@ -321,7 +364,7 @@ def rope(i, d=4, base=10000.0):
     R = np.zeros((d, d))
     for k, theta in enumerate(base ** (-np.arange(0, d, 2) / d)):
         c, s = math.cos(i * theta), math.sin(i * theta)
-        R[2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[c, -s], [s, c]]
+        R[2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = [[c, -s], [s, c]]
     return R
 
 

@@ -34,14 +34,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from common.settings import CONTEXT, OPTIMIZER
 from models.checkpoints import load_checkpoint, load_vocab
 from models.corpus import load_stories, make_windows
-from models.settings import CONTEXT, OPTIMIZER
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID, Vocab, normalize, tokenize
 
 np.set_printoptions(precision=4, suppress=True, linewidth=110)
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=110)
-got = {}   # what this notebook computes; checked against the deck at the end
+got = {}  # what this notebook computes; checked against the deck at the end
 
 # %% [markdown]
 # ## 1. One head mixes everything with one set of weights
@@ -70,30 +70,37 @@ got["part3_two_source.two_head_message"] = two_heads
 
 # %%
 TOKENS = ("the", "fisherman", "sat", "beside", "the", "river", "bank", "and", "watched", "the")
-ROWS = {"the": (0.0, 0.0, 0.0, 1.0), "fisherman": (0.0, 1.0, 0.2, 0.1), "sat": (0.0, 0.1, 1.0, 0.0),
-        "beside": (0.4, 0.0, 0.1, 0.6), "river": (1.0, 0.0, 0.0, 0.1), "bank": (0.8, 0.0, 0.0, 0.2),
-        "and": (0.0, 0.0, 0.1, 0.9), "watched": (0.0, 0.2, 1.0, 0.0)}
+ROWS = {
+    "the": (0.0, 0.0, 0.0, 1.0),
+    "fisherman": (0.0, 1.0, 0.2, 0.1),
+    "sat": (0.0, 0.1, 1.0, 0.0),
+    "beside": (0.4, 0.0, 0.1, 0.6),
+    "river": (1.0, 0.0, 0.0, 0.1),
+    "bank": (0.8, 0.0, 0.0, 0.2),
+    "and": (0.0, 0.0, 0.1, 0.9),
+    "watched": (0.0, 0.2, 1.0, 0.0),
+}
 W_Q = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [2.0, -1.0, 1.5, -0.5]])
 W_K = np.array([[2.0, 0, 0, 0], [0, 0, 2.0, 0], [0, 0, 0, 0], [0, 1.0, 0, 1.0]])
 W_V = np.array([[1.0, 0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0], [0, 1.0, 0, 0]])
 W_O = np.array([[0.5, 0, 0, 0], [0, 0, 0, -0.5], [0, 0.5, 0, 0], [0, 0, 0.5, 0]])
 
-E = np.array([ROWS[t] for t in TOKENS])                      # [10, 4]
+E = np.array([ROWS[t] for t in TOKENS])  # [10, 4]
 T = len(TOKENS)
 
 
-def split_heads(M):                                          # [T, 4] -> [2 heads, T, 2]
+def split_heads(M):  # [T, 4] -> [2 heads, T, 2]
     return M.reshape(T, 2, 2).transpose(1, 0, 2)
 
 
 Q, K, V = split_heads(E @ W_Q), split_heads(E @ W_K), split_heads(E @ W_V)
-scores = Q @ K.transpose(0, 2, 1) / math.sqrt(2)             # [2, 10, 10]
+scores = Q @ K.transpose(0, 2, 1) / math.sqrt(2)  # [2, 10, 10]
 future = np.triu(np.ones((T, T), dtype=bool), 1)
 masked = np.where(future[None], -np.inf, scores)
 A = np.exp(masked - masked.max(-1, keepdims=True))
 A = A / A.sum(-1, keepdims=True)
-H = A @ V                                                    # [2, 10, 2]
-concat = H.transpose(1, 0, 2).reshape(T, 4)                  # [10, 4]
+H = A @ V  # [2, 10, 2]
+concat = H.transpose(1, 0, 2).reshape(T, 4)  # [10, 4]
 out = E + concat @ W_O
 for h in range(2):
     print(f"head {h + 1}, final 'the' attends:", " ".join(f"{t}:{w:.3f}" for t, w in zip(TOKENS, A[h, -1])))
@@ -124,7 +131,7 @@ for story in pool:
 
 
 def sha(prefix, text):
-    return hashlib.sha256(f"{prefix}-20240:{text}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{prefix}-20240:{text}".encode()).hexdigest()
 
 
 selected = sorted(unique, key=lambda s: sha("select", s["norm"]))[:6000]
@@ -166,9 +173,11 @@ generator = torch.Generator().manual_seed(11)
 drawn = torch.stack([torch.randint(0, n_train, (512,), generator=generator) for _ in range(6000)])
 counts = torch.bincount(drawn.flatten(), minlength=n_train)
 expected = 100 * math.exp(drawn.numel() * math.log1p(-1 / n_train))
-print(f"{drawn.numel():,} draws over {n_train:,} windows: {int((counts > 0).sum()):,} distinct, "
-      f"{int((counts == 0).sum()):,} never drawn ({float((counts == 0).float().mean()) * 100:.2f} %, "
-      f"expected {expected:.2f} %); the most drawn window {int(counts.max())} times")
+print(
+    f"{drawn.numel():,} draws over {n_train:,} windows: {int((counts > 0).sum()):,} distinct, "
+    f"{int((counts == 0).sum()):,} never drawn ({float((counts == 0).float().mean()) * 100:.2f} %, "
+    f"expected {expected:.2f} %); the most drawn window {int(counts.max())} times"
+)
 got["part3_sampling.distinct_drawn"] = int((counts > 0).sum())
 got["part3_sampling.never_drawn"] = int((counts == 0).sum())
 got["part3_sampling.expected_never_percent"] = expected
@@ -193,7 +202,7 @@ with torch.no_grad():
     details = model.forward_details(X)
 for name in ("E", "Q", "K", "V", "scores", "weights", "heads", "messages", "updated", "hidden", "logits"):
     print(f"{name:9s} {tuple(details[name].shape)}")
-found = details["weights"][0, :, -1, -3:]          # final query "found", over <BOS> lily found
+found = details["weights"][0, :, -1, -3:]  # final query "found", over <BOS> lily found
 print("the four heads' weights from 'found' over <BOS>, lily, found:\n", found)
 loss = F.cross_entropy(details["logits"], y)
 p_target = details["logits"].softmax(-1)[torch.arange(2), y]
@@ -209,12 +218,14 @@ got["part3_batch.model.target_probabilities"] = p_target.tolist()
 # heads. Our models score only the final query: 2 x T x D.
 
 # %%
-T_, D_, n_heads = CONTEXT, model.config["d"], model.config["n_heads"]
+T_, D_, n_heads = CONTEXT, model.config.d, model.config.n_heads
 d_k = D_ // n_heads
 scores_madds = mixing_madds = n_heads * T_ * T_ * d_k
-print(f"scores {scores_madds:,} + mixing {mixing_madds:,} = {scores_madds + mixing_madds:,} multiply-adds "
-      f"(T²D = {T_ * T_ * D_:,}); weights stored: one head {T_ * T_:,}, {n_heads} heads {n_heads * T_ * T_:,}; "
-      f"final query only: {2 * T_ * D_:,}")
+print(
+    f"scores {scores_madds:,} + mixing {mixing_madds:,} = {scores_madds + mixing_madds:,} multiply-adds "
+    f"(T²D = {T_ * T_ * D_:,}); weights stored: one head {T_ * T_:,}, {n_heads} heads {n_heads * T_ * T_:,}; "
+    f"final query only: {2 * T_ * D_:,}"
+)
 got["part3_cost.total_madds"] = scores_madds + mixing_madds
 got["part3_cost.T2D"] = T_ * T_ * D_
 got["part3_cost.final_query_madds"] = 2 * T_ * D_

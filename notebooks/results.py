@@ -35,14 +35,15 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from common.layout import MODELS
+from common.settings import CONTEXT, EXPORT_DIR, HELD_OUT_PRESET, TOKEN_LIMIT
 from models.checkpoints import load_checkpoint, load_vocab
 from models.corpus import prepare
 from models.nets import KINDS, LABELS
-from models.settings import CONTEXT, EXPORT_DIR, HELD_OUT_PRESET, ROOT, TOKEN_LIMIT
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 torch.set_printoptions(precision=4, sci_mode=False, linewidth=110)
-got = {}   # what this notebook computes; checked against the deck at the end
+got = {}  # what this notebook computes; checked against the deck at the end
 
 # %% [markdown]
 # ## 1. Cross-entropy and perplexity on a toy
@@ -56,8 +57,10 @@ got = {}   # what this notebook computes; checked against the deck at the end
 probabilities = [0.5, 0.25, 0.125]
 cross_entropy = sum(-math.log(p) for p in probabilities) / len(probabilities)
 perplexity = math.exp(cross_entropy)
-print(f"cross-entropy {cross_entropy:.4f} nats, perplexity {perplexity:.4f}, "
-      f"1 / geometric mean {1 / math.prod(probabilities) ** (1 / 3):.4f}")
+print(
+    f"cross-entropy {cross_entropy:.4f} nats, perplexity {perplexity:.4f}, "
+    f"1 / geometric mean {1 / math.prod(probabilities) ** (1 / 3):.4f}"
+)
 got["results_perplexity_toy.cross_entropy"] = cross_entropy
 got["results_perplexity_toy.perplexity"] = perplexity
 
@@ -76,7 +79,9 @@ for kind in KINDS:
     model.eval()
     models[kind], recorded[kind] = model, info["test_loss"]
     n = sum(p.numel() for p in model.parameters())
-    print(f"{LABELS[kind]:20s} {n:>9,} parameters, seed {info['seed']}, best validation at step {info['selected_step']}")
+    print(
+        f"{LABELS[kind]:20s} {n:>9,} parameters, seed {info['seed']}, best validation at step {info['selected_step']}"
+    )
     got[f"results_sizes.by_kind.{kind}.parameters"] = n
 
 # %% [markdown]
@@ -97,11 +102,13 @@ with torch.inference_mode():
     for kind, model in models.items():
         total = 0.0
         for start in range(0, len(y_test), 4096):
-            xb, yb = X_test[start:start + 4096].long(), y_test[start:start + 4096].long()
+            xb, yb = X_test[start : start + 4096].long(), y_test[start : start + 4096].long()
             total += F.cross_entropy(model(xb), yb, reduction="sum").item()
         test_loss[kind] = total / len(y_test)
-        print(f"{LABELS[kind]:20s} test loss {test_loss[kind]:.6f} nats, perplexity {math.exp(test_loss[kind]):.2f}"
-              f"   (recorded after training: {recorded[kind]:.6f})")
+        print(
+            f"{LABELS[kind]:20s} test loss {test_loss[kind]:.6f} nats, perplexity {math.exp(test_loss[kind]):.2f}"
+            f"   (recorded after training: {recorded[kind]:.6f})"
+        )
         assert math.isclose(test_loss[kind], recorded[kind], rel_tol=1e-6), f"{kind}: test loss differs from its record"
 
 # the deck's table of runs shows these to 4 and 2 decimals, in its seed-11 rows
@@ -117,7 +124,7 @@ for kind in KINDS:
 # (divide by n - 1); then how much lower it is than the one-head mean.
 
 # %%
-recorded_runs = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))["runs"]
+recorded_runs = json.loads(MODELS.results.read_text(encoding="utf-8"))["runs"]
 
 
 def perplexities(kind):
@@ -133,8 +140,10 @@ one_head = perplexities("attn1")[1]
 one_head_mean = sum(one_head) / len(one_head)
 for seed, v, dev in zip(seeds, values, deviations):
     print(f"seed {seed}: perplexity {v:.4f}, deviation {dev:+.4f}")
-print(f"four heads {mean:.2f} ± {sd:.2f}; one head {one_head_mean:.2f}; "
-      f"{100 * (one_head_mean - mean) / one_head_mean:.1f} % lower")
+print(
+    f"four heads {mean:.2f} ± {sd:.2f}; one head {one_head_mean:.2f}; "
+    f"{100 * (one_head_mean - mean) / one_head_mean:.1f} % lower"
+)
 got["results_worked.values"] = values
 got["results_worked.mean"] = mean
 got["results_worked.sd"] = sd
@@ -153,10 +162,10 @@ history = [BOS_ID] + vocab.encode(prompt)
 X = torch.tensor([[PAD_ID] * (CONTEXT - len(history)) + history])
 attn4 = models["attn4"]
 with torch.inference_mode():
-    details = attn4.forward_details(X)         # every row, every head
-    fast_logits, fast_weights = attn4.attend(X)   # the final query only (what the lab runs)
+    details = attn4.forward_details(X)  # every row, every head
+    fast_logits, fast_weights = attn4.attend(X)  # the final query only (what the lab runs)
 real = X[0].ne(PAD_ID)
-rows = details["weights"][0, :, -1, real]     # [4 heads, 8 slots]
+rows = details["weights"][0, :, -1, real]  # [4 heads, 8 slots]
 words = [vocab.itos[i] for i in X[0, real].tolist()]
 print(" " * 8 + " ".join(f"{w:>7s}" for w in words))
 for h in range(4):
@@ -197,7 +206,7 @@ with torch.inference_mode():
             window = h[-CONTEXT:]
             logits = model(torch.tensor([[PAD_ID] * (CONTEXT - len(window)) + window]))[0].clone()
             logits[[PAD_ID, BOS_ID, UNK_ID]] = float("-inf")
-            choice = int(logits.argmax())      # torch's argmax returns the first (lowest) ID on ties
+            choice = int(logits.argmax())  # torch's argmax returns the first (lowest) ID on ties
             if choice == EOS_ID:
                 break
             new.append(choice)
@@ -243,7 +252,7 @@ else:
 from site_builder.deck_check import check
 
 
-def seed11_row(table, path):   # rows: model, seed, step, val loss, test loss, test ppl, seconds
+def seed11_row(table, path):  # rows: model, seed, step, val loss, test loss, test ppl, seconds
     return next(row[4:6] for row in table["rows"] if row[0] == LABELS[path[-1]] and row[1] == 11)
 
 

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from models.settings import ROOT, SITE_ONNX
+from common.settings import ROOT, SITE_ONNX
 
 WEB = ROOT / "web"
 NODE_MODULES = ROOT / "node_modules"
@@ -28,8 +28,10 @@ RUNTIME_MANIFEST = "runtimes.json"
 VENDOR = {
     "onnxruntime-web": ("dist", sorted({f for files in ORT_BUILDS.values() for f in files})),
     "reveal.js": ("dist", ["**/*"]),
-    "katex": ("dist", ["katex.min.js", "katex.min.css", "katex.mjs", "contrib/*.min.js",
-                        "contrib/*.mjs", "fonts/*.woff2"]),
+    "katex": (
+        "dist",
+        ["katex.min.js", "katex.min.css", "katex.mjs", "contrib/*.min.js", "contrib/*.mjs", "fonts/*.woff2"],
+    ),
 }
 
 
@@ -64,8 +66,13 @@ def write_runtime_manifest(staging: Path, node_modules: Path = NODE_MODULES) -> 
     builds = {}
     for runtime, (module, glue, wasm) in ORT_BUILDS.items():
         data = (folder / wasm).read_bytes()
-        builds[runtime] = {"module": module, "glue": glue, "wasm": wasm, "bytes": len(data),
-                           "sha256": hashlib.sha256(data).hexdigest()}
+        builds[runtime] = {
+            "module": module,
+            "glue": glue,
+            "wasm": wasm,
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
     manifest = {"package": "onnxruntime-web", "version": package["version"], "builds": builds}
     (folder / RUNTIME_MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -73,13 +80,15 @@ def write_runtime_manifest(staging: Path, node_modules: Path = NODE_MODULES) -> 
 def copy_web(staging: Path, web: Path = WEB) -> None:
     """web/<part>/ -> site/<part>/ (lab/, core/, widgets/, ...)."""
     if web.is_dir():
-        shutil.copytree(web, staging, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*.test.*", "__pycache__", "README.md"))
+        shutil.copytree(
+            web, staging, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.test.*", "__pycache__", "README.md")
+        )
 
 
 def copy_export(staging: Path, export_dir: Path) -> None:
     """build/export/* (ONNX files, metadata.json, parity.json, vocab.json, presets.json) -> site/onnx/."""
     if not export_dir.is_dir():
         raise BuildError(f"export output missing: {export_dir} (run `python -m export`)")
-    shutil.copytree(export_dir, staging / SITE_ONNX, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("*.tmp", "cache*.json"))
+    shutil.copytree(
+        export_dir, staging / SITE_ONNX, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.tmp", "cache*.json")
+    )

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import jinja2
 
-from models.files import read_json
-from models.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
-from models.swap import build_lock, fresh_staging, recover, swap_in
+from common.files import read_json
+from common.publish import build_lock, fresh_staging, recover, swap_in
+from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
 from . import assemble, navigation
-from .archive import NAME as ZIP_NAME, write_source_zip
+from .archive import NAME as ZIP_NAME
+from .archive import write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
 from .listing import stylesheet
@@ -26,14 +27,14 @@ HERE = Path(__file__).resolve().parent
 class Inputs:
     content: Path = ROOT / "content"
     tables: Path = TABLES_DIR
-    export: Path | None = EXPORT_DIR   # None: do not copy the export (development only)
+    export: Path | None = EXPORT_DIR  # None: do not copy the export (development only)
     out: Path = SITE_DIR
     root: Path = ROOT
     templates: Path = HERE / "templates"
     static: Path = HERE / "static"
     node_modules: Path = assemble.NODE_MODULES
     web: Path = assemble.WEB
-    notebooks: Path | None = None   # executed notebooks (python -m site_builder.notebooks); None: none
+    notebooks: Path | None = None  # executed notebooks (python -m site_builder.notebooks); None: none
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -100,14 +101,20 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
     executed = copy_notebooks(inp, staging)
-    zip_size = write_source_zip(inp.root, staging / "downloads" / ZIP_NAME,
-                                extra={f"notebooks/{p.name}": p.read_bytes() for p in executed})
+    zip_size = write_source_zip(
+        inp.root, staging / "downloads" / ZIP_NAME, extra={f"notebooks/{p.name}": p.read_bytes() for p in executed}
+    )
 
     # templates/ by name; web pages (the lab) as "web/<path>", so they extend templates/base.html too
-    loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(inp.templates)),
-                                  jinja2.PrefixLoader({"web": jinja2.FileSystemLoader(str(inp.web))})])
-    env = jinja2.Environment(loader=loader, autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    loader = jinja2.ChoiceLoader(
+        [
+            jinja2.FileSystemLoader(str(inp.templates)),
+            jinja2.PrefixLoader({"web": jinja2.FileSystemLoader(str(inp.web))}),
+        ]
+    )
+    env = jinja2.Environment(
+        loader=loader, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    )
     (staging / "decks").mkdir(exist_ok=True)
     lab = (inp.web / "lab" / "index.html").is_file()
     nav = navigation.links(decks, lab)
@@ -115,10 +122,11 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
         html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
         (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
     navigation.write_reading_views(env, staging, decks, nav)
-    html = env.get_template("index.html").render(index=index, decks=decks, nav=nav, root="", lab=lab,
-                                                 zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024)))
+    html = env.get_template("index.html").render(
+        index=index, decks=decks, nav=nav, root="", lab=lab, zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024))
+    )
     (staging / "index.html").write_text(html, encoding="utf-8")
-    if lab:   # replaces the copy of web/lab/index.html
+    if lab:  # replaces the copy of web/lab/index.html
         titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
         html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT, slide_titles=titles)
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
@@ -144,7 +152,7 @@ def build(inp: Inputs) -> Path:
     out = inp.out
     try:
         with build_lock(out.parent):
-            recover(out)   # first restore a site left half-swapped by a crash
+            recover(out)  # first restore a site left half-swapped by a crash
             _build_locked(inp)
     except OSError as exc:  # read-only or full disk, permissions: name the path, no traceback
         raise BuildError(f"{exc.filename or out}: {exc.strerror or exc}") from exc
@@ -153,13 +161,17 @@ def build(inp: Inputs) -> Path:
 
 def _build_locked(inp: Inputs) -> None:
     if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
-        raise BuildError(f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
-                         f"`python -m site_builder.notebooks`; for development without them pass --no-notebooks)")
+        raise BuildError(
+            f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
+            f"`python -m site_builder.notebooks`; for development without them pass --no-notebooks)"
+        )
     tables = load_tables(inp.tables, inp.root)
     decks, index = render_pages(inp, tables)
     if inp.export is not None and not inp.export.is_dir():
-        raise BuildError(f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
-                         f"for development without it pass --no-export)")
+        raise BuildError(
+            f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
+            f"for development without it pass --no-export)"
+        )
     staging = fresh_staging(inp.out)
     try:
         write_site(inp, staging, tables, decks, index)

@@ -10,8 +10,19 @@ from __future__ import annotations
 import os
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-BASE_FLAGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
-              "--disable-sync", "--no-first-run", "--disable-quic"]
-WEBGPU_FLAGS = ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-angle=swiftshader",
-                "--use-webgpu-adapter=swiftshader", "--enable-unsafe-swiftshader"]
+BASE_FLAGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+WEBGPU_FLAGS = [
+    "--enable-unsafe-webgpu",
+    "--enable-features=Vulkan",
+    "--use-angle=swiftshader",
+    "--use-webgpu-adapter=swiftshader",
+    "--enable-unsafe-swiftshader",
+]
 FLAGS = BASE_FLAGS + WEBGPU_FLAGS

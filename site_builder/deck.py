@@ -13,11 +13,23 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
+from . import guards
 from .katex_render import render_math
 from .listing import listing
 from .maps import code_table, map_strip
-from .values import TFloat, TInt, TList, bars_parts, figure_parts, fmt, is_plain_number, resolve, source_of, table_parts, track
-from . import guards
+from .values import (
+    TFloat,
+    TInt,
+    TList,
+    bars_parts,
+    figure_parts,
+    fmt,
+    is_plain_number,
+    resolve,
+    source_of,
+    table_parts,
+    track,
+)
 
 FRONT_KEYS = {"title": str, "order": int, "subtitle": str, "tables": list, "part": str, "allow_digits": list}
 REQUIRED = ("title", "order")
@@ -31,10 +43,35 @@ BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
 LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
 # m.compare's words: the first word of `less` must say "smaller", of `more` "larger",
 # so swapping them (a deck that says four heads "raise" a smaller perplexity) stops the build
-LESS_WORDS = {"lower", "lowers", "smaller", "fewer", "less", "shorter", "below", "under", "cuts", "reduces",
-              "drops", "falls", "decreases"}
-MORE_WORDS = {"higher", "raises", "raise", "larger", "more", "greater", "longer", "above", "over", "increases",
-              "grows", "rises"}
+LESS_WORDS = {
+    "lower",
+    "lowers",
+    "smaller",
+    "fewer",
+    "less",
+    "shorter",
+    "below",
+    "under",
+    "cuts",
+    "reduces",
+    "drops",
+    "falls",
+    "decreases",
+}
+MORE_WORDS = {
+    "higher",
+    "raises",
+    "raise",
+    "larger",
+    "more",
+    "greater",
+    "longer",
+    "above",
+    "over",
+    "increases",
+    "grows",
+    "rises",
+}
 MARKER = re.compile("\ue000(\\d+)\ue001")
 
 
@@ -94,7 +131,7 @@ def split_front_matter(text: str, required=REQUIRED) -> tuple[dict, str]:
         raise ContentError("front matter 'tables' must be a list of table names", 2)
     if not all(isinstance(t, str) and t for t in meta.get("allow_digits", [])):
         raise ContentError("front matter 'allow_digits' must be a list of phrases such as \"slot 1\"", 2)
-    return meta, "\n" * (end + 1) + "\n".join(lines[end + 1:])
+    return meta, "\n" * (end + 1) + "\n".join(lines[end + 1 :])
 
 
 def _template_line(exc: BaseException, filename: str) -> int | None:
@@ -114,21 +151,32 @@ class Renderer:
 
     def __init__(self, root: Path, content_dir: Path, templates_dir: Path, node_modules: Path):
         self.root, self.content_dir, self.node_modules = root, content_dir, node_modules
-        self.env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir)),
-                                      undefined=jinja2.StrictUndefined, autoescape=True,
-                                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                                      finalize=self._finalize)
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(templates_dir)),
+            undefined=jinja2.StrictUndefined,
+            autoescape=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+            finalize=self._finalize,
+        )
         self.env.filters["block"] = self._stash
         self.env.globals.update(
-            resolve=resolve, fmt=fmt, figure_svg=figure_parts, sourced=self.sourced, compare_word=self.compare, table_parts=table_parts, bars_parts=bars_parts,
+            resolve=resolve,
+            fmt=fmt,
+            figure_svg=figure_parts,
+            sourced=self.sourced,
+            compare_word=self.compare,
+            table_parts=table_parts,
+            bars_parts=bars_parts,
             listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
             map_strip=lambda name, stage: map_strip(content_dir, name, stage),
             map_code_table=lambda name: code_table(content_dir, name),
         )
         self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
         self.stash: list[str] = []
-        self.values: list[tuple[str, str, str, str]] = []   # (source, digits, kind, text) per marker
-        self.problems: list[str] | None = None   # a list: collect unsourced prints instead of stopping (tools)
+        self.values: list[tuple[str, str, str, str]] = []  # (source, digits, kind, text) per marker
+        self.problems: list[str] | None = None  # a list: collect unsourced prints instead of stopping (tools)
 
     def _problem(self, message: str, value):
         if self.problems is None:
@@ -146,12 +194,15 @@ class Renderer:
         m.ids, m.shape, m.len. An untracked number has no path and stops the build."""
         value, source = resolve(self.data, x)
         if source is None:
-            return self._problem(f"a value with no table path was printed ({value!r}): pass a source string "
-                             f"'TABLE.key' or a value read from `data`, never a typed or Jinja-computed number "
-                             f"(compute it in export/tables)", value)
+            return self._problem(
+                f"a value with no table path was printed ({value!r}): pass a source string "
+                f"'TABLE.key' or a value read from `data`, never a typed or Jinja-computed number "
+                f"(compute it in export/tables)",
+                value,
+            )
         if kind == "len":
             return self._marker(source, "len", "len", str(len(value)))
-        if kind == "abs":   # the size of a signed value, when a word (m.compare) already says its direction
+        if kind == "abs":  # the size of a signed value, when a word (m.compare) already says its direction
             return self._marker(source, digits, "abs", fmt(abs(value), digits))
         return self._marker(source, digits, kind, fmt(value, digits))
 
@@ -164,14 +215,18 @@ class Renderer:
             raise ValueError(f"m.compare needs two numbers read from tables (got {a!r}, {b!r})")
         for word, allowed, side in ((less, LESS_WORDS, "a < b"), (more, MORE_WORDS, "a > b")):
             if word.split()[0].lower() not in allowed:
-                raise ValueError(f"m.compare: {word!r} is not a word for {side} (use one of "
-                                 f"{', '.join(sorted(allowed))}); the words follow the order of a and b")
+                raise ValueError(
+                    f"m.compare: {word!r} is not a word for {side} (use one of "
+                    f"{', '.join(sorted(allowed))}); the words follow the order of a and b"
+                )
         if va == vb and same is None:
             raise ValueError(f"m.compare: {sa} equals {sb} and no word for 'same' was given")
         word = less if va < vb else more if va > vb else same
         words = "|".join([less, more, same or ""])
-        return Markup(f'<span class="cmp" data-a="{escape(sa)}" data-b="{escape(sb)}" '
-                      f'data-words="{escape(words)}">{escape(word)}</span>')
+        return Markup(
+            f'<span class="cmp" data-a="{escape(sa)}" data-b="{escape(sb)}" '
+            f'data-words="{escape(words)}">{escape(word)}</span>'
+        )
 
     @jinja2.pass_context
     def _finalize(self, ctx, value):
@@ -179,14 +234,18 @@ class Renderer:
             return value
         if isinstance(value, (TInt, TFloat)):
             if isinstance(value, TFloat):
-                return self._problem(f"{source_of(value)}: print a float with m.num(value, digits), which fixes "
-                                     f"its decimals", value)
+                return self._problem(
+                    f"{source_of(value)}: print a float with m.num(value, digits), which fixes its decimals", value
+                )
             return self._marker(source_of(value), 0, "num", fmt(value))
         if isinstance(value, TList) and all(is_plain_number(v) for v in value):
             return self._marker(source_of(value), 4, "list", fmt(value))
         if is_plain_number(value):
-            return self._problem(f"the number {value!r} has no table path (typed or computed in Jinja): print values "
-                             f"read from `data` or with m.num('TABLE.key'); compute derived numbers in export/tables", value)
+            return self._problem(
+                f"the number {value!r} has no table path (typed or computed in Jinja): print values "
+                f"read from `data` or with m.num('TABLE.key'); compute derived numbers in export/tables",
+                value,
+            )
         return value
 
     def resolve_markers(self, text: str, tex: bool = False) -> str:
@@ -195,10 +254,13 @@ class Renderer:
             if tex:
                 return f"\\htmlData{{source={source}, digits={digits}, kind={kind}}}{{{txt}}}"
             start = m.start()
-            if text.rfind("<", 0, start) > text.rfind(">", 0, start):   # inside a tag: an attribute value
+            if text.rfind("<", 0, start) > text.rfind(">", 0, start):  # inside a tag: an attribute value
                 return txt
-            return (f'<span class="v" data-source="{escape(source)}" data-digits="{digits}" '
-                    f'data-kind="{kind}">{escape(txt)}</span>')
+            return (
+                f'<span class="v" data-source="{escape(source)}" data-digits="{digits}" '
+                f'data-kind="{kind}">{escape(txt)}</span>'
+            )
+
         return MARKER.sub(sub, text)
 
     def _stash(self, html) -> Markup:
@@ -214,8 +276,7 @@ class Renderer:
         `+%}`, which keeps their newline."""
         out = []
         for line in body.split("\n"):
-            if line.endswith("%}") and not line.endswith(("-%}", "+%}")) \
-                    and BLOCK_TAG.sub("", line).strip():
+            if line.endswith("%}") and not line.endswith(("-%}", "+%}")) and BLOCK_TAG.sub("", line).strip():
                 line = line[:-2] + "+%}"
             out.append(line)
         return "\n".join(out)
@@ -254,7 +315,7 @@ class Renderer:
         lines = text.split("\n")
         for i, line in enumerate(lines):
             if line.rstrip() == "Note:":
-                return "\n".join(lines[:i]), "\n".join(lines[i + 1:])
+                return "\n".join(lines[:i]), "\n".join(lines[i + 1 :])
         return text, None
 
     # ---- math ----------------------------------------------------------------
@@ -283,7 +344,7 @@ class Renderer:
     def _math_in_prose(self, text: str, found) -> str:
         pieces, last = [], 0
         for span in CODE_SPAN.finditer(text):
-            pieces.append(self._math_replace(text[last:span.start()], found))
+            pieces.append(self._math_replace(text[last : span.start()], found))
             pieces.append(span.group(0))
             last = span.end()
         pieces.append(self._math_replace(text[last:], found))
@@ -303,9 +364,10 @@ class Renderer:
         out = INLINE_MATH.sub(inline, DISPLAY_MATH.sub(display, text))
         stray = STRAY_DOLLAR.search(out)
         if stray:  # name the text from the unmatched delimiter on; render_file finds its line
-            rest = out[stray.start():].split("\n")[0].split("@@S")[0]
-            raise ContentError(f"unbalanced math delimiter {stray.group(0)} (write \\$ for a dollar sign): {rest[:60]!r}",
-                               snippet=rest)
+            rest = out[stray.start() :].split("\n")[0].split("@@S")[0]
+            raise ContentError(
+                f"unbalanced math delimiter {stray.group(0)} (write \\$ for a dollar sign): {rest[:60]!r}", snippet=rest
+            )
         return out
 
     # ---- Markdown ------------------------------------------------------------
@@ -315,16 +377,19 @@ class Renderer:
     def line_blocks(self, text: str) -> str:
         """`Takeaway: ...` -> the slide's one-line conclusion; `Step: ...` -> one
         revealed step (a reveal.js fragment) of a worked calculation."""
+
         def sub(m):
             inline = self.md.renderInline(m.group(2).strip())
             if m.group(1) == "Takeaway":
                 return self._stash(f'<p class="takeaway"><strong>Takeaway:</strong> {inline}</p>')
             return self._stash(f'<p class="fragment step">{inline}</p>')
+
         return LINE_BLOCK.sub(sub, text)
 
     def fill(self, html: str) -> Markup:
         def sub(m):
             return self.stash[int(m.group(1) or m.group(2))]
+
         for _ in range(3):  # a stashed block may contain another placeholder
             if "@@S" not in html:
                 break
@@ -342,8 +407,11 @@ class Renderer:
         meta, body = split_front_matter(text, REQUIRED if slides else ("title",))
         missing = [t for t in meta.get("tables", []) if t not in tables]
         if missing:
-            raise ContentError(f"table {missing[0]!r} listed in front matter has no build/tables/{missing[0]}.json "
-                               f"(run `python -m export.tables`)", 2)
+            raise ContentError(
+                f"table {missing[0]!r} listed in front matter has no build/tables/{missing[0]}.json "
+                f"(run `python -m export.tables`)",
+                2,
+            )
         data = {name: track(tables[name], name) for name in meta.get("tables", [])}
         self.data = data
         self.stash, self.values = [], []

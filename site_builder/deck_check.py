@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from models.settings import ROOT, TABLES_DIR
+from common.settings import ROOT, TABLES_DIR
 
-TABLES_ENV = "COURSE_TABLES"   # site_builder.notebooks points the notebooks at a tables folder with it
+TABLES_ENV = "COURSE_TABLES"  # site_builder.notebooks points the notebooks at a tables folder with it
 
 
 def tables_dir() -> Path:

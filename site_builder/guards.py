@@ -55,14 +55,20 @@ def check_source(body: str, allow_digits=()) -> None:
             fence = None if fence and m.group(1).startswith(fence) else (fence or m.group(1)[:3])
         if inside or m:
             if "{{" in line or "{%" in line:
-                raise GuardError("Jinja inside a code fence is escaped twice: write the code without Jinja, "
-                                 "or print tokens with m.tok(...)", i + 1)
+                raise GuardError(
+                    "Jinja inside a code fence is escaped twice: write the code without Jinja, "
+                    "or print tokens with m.tok(...)",
+                    i + 1,
+                )
             lines[i] = " " * len(line)
             continue
         for span in CODE_SPAN.finditer(line):
             if "{{" in span.group(2) or "{%" in span.group(2):
-                raise GuardError(f"Jinja inside backticks ({span.group(0)}) is escaped twice: "
-                                 f"use {{{{ m.tok(...) }}}} for a token or m.num for a number", i + 1)
+                raise GuardError(
+                    f"Jinja inside backticks ({span.group(0)}) is escaped twice: "
+                    f"use {{{{ m.tok(...) }}}} for a token or m.num for a number",
+                    i + 1,
+                )
     text = "\n".join(lines)
     text = JINJA.sub(_blank, text)
     text = CODE_SPAN.sub(_blank, text)
@@ -73,6 +79,7 @@ def check_source(body: str, allow_digits=()) -> None:
 
     def math(m):  # single digits in math are structure (indices, 1/2, squares)
         return SINGLE_DIGIT.sub(" ", m.group(0))
+
     text = DISPLAY_MATH.sub(math, text)
     text = INLINE_MATH.sub(math, text)
     numbers = {a for a in allow_digits if NUMBER.fullmatch(a)}
@@ -81,6 +88,9 @@ def check_source(body: str, allow_digits=()) -> None:
     found = [(_line(text, m.start()), m.group(0)) for m in NUMBER.finditer(text) if m.group(0) not in numbers]
     if found:
         where = ", ".join(f"{n!r} (line {line})" for line, n in found[:12]) + (" ..." if len(found) > 12 else "")
-        raise GuardError(f"hand-typed numbers in the slide text: {where}. Print each from a table "
-                         f"({{{{ m.num('TABLE.key') }}}}), or, if it is a structural constant (\"slot 1\", a year), "
-                         f"list the phrase around it in the front matter: allow_digits = [\"...\"]", found[0][0])
+        raise GuardError(
+            f"hand-typed numbers in the slide text: {where}. Print each from a table "
+            f"({{{{ m.num('TABLE.key') }}}}), or, if it is a structural constant (\"slot 1\", a year), "
+            f'list the phrase around it in the front matter: allow_digits = ["..."]',
+            found[0][0],
+        )

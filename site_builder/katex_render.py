@@ -23,8 +23,9 @@ def render_math(items: list[tuple[str, bool]], node_modules: Path = NODE_MODULES
     if not (node_modules / "katex" / "dist" / "katex.js").exists():
         raise BuildError(f"npm package missing: {node_modules / 'katex'} (run `npm ci`, which `make site` does)")
     payload = json.dumps([{"tex": tex, "display": display} for tex, display in items])
-    proc = subprocess.run([node, str(SCRIPT), str(node_modules)], input=payload, capture_output=True,
-                          text=True, encoding="utf-8")
+    proc = subprocess.run(
+        [node, str(SCRIPT), str(node_modules)], input=payload, capture_output=True, text=True, encoding="utf-8"
+    )
     if proc.returncode != 0:
         raise BuildError(f"KaTeX (node) failed: {proc.stderr.strip()[-800:]}")
     out = json.loads(proc.stdout)

@@ -13,7 +13,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-STYLE = "xcode"   # the one built-in Pygments style whose colours all reach 4.5:1 on our listing background
+STYLE = "xcode"  # the one built-in Pygments style whose colours all reach 4.5:1 on our listing background
 
 
 def formatter(start: int = 1) -> HtmlFormatter:
@@ -25,9 +25,17 @@ def stylesheet() -> str:
     return formatter().get_style_defs(".highlight") + "\n"
 
 
+def _defines(node: ast.AST, name: str) -> bool:
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name == name
+    if isinstance(node, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    return False
+
+
 def _symbol_lines(source: str, symbol: str, path: str) -> tuple[int, int]:
-    """1-based inclusive line range of ``Class``, ``function`` or ``Class.method``,
-    decorators included."""
+    """1-based inclusive line range of ``Class``, ``function``, ``Class.method``
+    or a module-level ``NAME = ...`` assignment, decorators included."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -35,12 +43,11 @@ def _symbol_lines(source: str, symbol: str, path: str) -> tuple[int, int]:
     nodes: list[ast.AST] = list(tree.body)
     found = None
     for part in symbol.split("."):
-        found = next((n for n in nodes if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                      and n.name == part), None)
+        found = next((n for n in nodes if _defines(n, part)), None)
         if found is None:
             raise ValueError(f"symbol {symbol!r} not found in {path}")
-        nodes = list(found.body)
-    start = min([found.lineno] + [d.lineno for d in found.decorator_list])
+        nodes = list(getattr(found, "body", []))
+    start = min([found.lineno] + [d.lineno for d in getattr(found, "decorator_list", [])])
     return start, found.end_lineno
 
 
@@ -55,8 +62,9 @@ def _line_range(spec: str, n_lines: int, path: str) -> tuple[int, int]:
     return start, end
 
 
-def listing(root: Path, path: str, symbol: str | None = None, lines: str | None = None,
-            caption: str | None = None) -> Markup:
+def listing(
+    root: Path, path: str, symbol: str | None = None, lines: str | None = None, caption: str | None = None
+) -> Markup:
     """HTML <figure> with the highlighted code of ``path`` (relative to ``root``)."""
     file = (root / path).resolve()
     if root.resolve() not in file.parents:
@@ -71,15 +79,21 @@ def listing(root: Path, path: str, symbol: str | None = None, lines: str | None 
         start, end = _line_range(lines, len(all_lines), path)
     else:
         start, end = 1, len(all_lines)
-    code = textwrap.dedent("\n".join(all_lines[start - 1:end])) + "\n"
+    code = textwrap.dedent("\n".join(all_lines[start - 1 : end])) + "\n"
     try:
         lexer = get_lexer_for_filename(path, stripnl=False)
     except ClassNotFound:
         from pygments.lexers.special import TextLexer
+
         lexer = TextLexer()
     html = highlight(code, lexer, formatter(start))
     where = f"{path}" + (f" · {symbol}" if symbol else "") + f" · lines {start}–{end}"
-    cap = escape(caption) + Markup(" <span class=\"where\">") + escape(where) + Markup("</span>") if caption \
-        else Markup("<span class=\"where\">") + escape(where) + Markup("</span>")
-    return Markup(f'<figure class="listing" data-file="{escape(path)}" data-lines="{start}-{end}">'
-                  f"<figcaption>{cap}</figcaption>{html}</figure>")
+    cap = (
+        escape(caption) + Markup(' <span class="where">') + escape(where) + Markup("</span>")
+        if caption
+        else Markup('<span class="where">') + escape(where) + Markup("</span>")
+    )
+    return Markup(
+        f'<figure class="listing" data-file="{escape(path)}" data-lines="{start}-{end}">'
+        f"<figcaption>{cap}</figcaption>{html}</figure>"
+    )

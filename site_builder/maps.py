@@ -12,16 +12,22 @@ from markupsafe import Markup, escape
 def load_map(content_dir: Path, name: str) -> dict:
     path = content_dir / "maps" / f"{name}.toml"
     if not path.is_file():
-        raise ValueError(f"map {name!r} not found: {path.relative_to(content_dir.parent) if path.is_relative_to(content_dir.parent) else path}")
+        shown = path.relative_to(content_dir.parent) if path.is_relative_to(content_dir.parent) else path
+        raise ValueError(f"map {name!r} not found: {shown}")
     try:
         spec = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"map file is broken: {path}: {exc}") from exc
     stages = spec.get("stage")
-    if not isinstance(spec.get("title"), str) or not isinstance(stages, list) or not stages \
-            or not all(isinstance(s, dict) and isinstance(s.get("id"), str) and isinstance(s.get("label"), str)
-                       for s in stages):
-        raise ValueError(f"map file {path} needs title = \"...\" and [[stage]] entries with id and label")
+    if (
+        not isinstance(spec.get("title"), str)
+        or not isinstance(stages, list)
+        or not stages
+        or not all(
+            isinstance(s, dict) and isinstance(s.get("id"), str) and isinstance(s.get("label"), str) for s in stages
+        )
+    ):
+        raise ValueError(f'map file {path} needs title = "..." and [[stage]] entries with id and label')
     ids = [s["id"] for s in stages]
     if len(set(ids)) != len(ids):
         raise ValueError(f"map file {path} repeats a stage id")
@@ -47,8 +53,10 @@ def map_strip(content_dir: Path, name: str, stage) -> Markup:
         code = f' title="code: {escape(s["code"])}" data-code="{escape(s["code"])}"' if s.get("code") else ""
         items.append(f'<li class="{cls}" data-stage="{escape(s["id"])}"{code}{extra}>{escape(s["label"])}</li>')
     title = escape(spec["title"])
-    return Markup(f'<nav class="map" data-map="{escape(name)}" aria-label="Where we are on the {title}">'
-                  f'<span class="map-title">{title}</span><ol>{"".join(items)}</ol></nav>')
+    return Markup(
+        f'<nav class="map" data-map="{escape(name)}" aria-label="Where we are on the {title}">'
+        f'<span class="map-title">{title}</span><ol>{"".join(items)}</ol></nav>'
+    )
 
 
 def code_table(content_dir: Path, name: str) -> dict:
@@ -56,5 +64,5 @@ def code_table(content_dir: Path, name: str) -> dict:
     spec = load_map(content_dir, name)
     missing = [s["id"] for s in spec["stage"] if not s.get("code")]
     if missing:
-        raise ValueError(f"map {name!r}: stage {missing[0]!r} has no code = \"file · function\"")
+        raise ValueError(f'map {name!r}: stage {missing[0]!r} has no code = "file · function"')
     return {"header": ["Box", "Where in the project"], "rows": [[s["label"], s["code"]] for s in spec["stage"]]}

@@ -25,10 +25,16 @@ def links(decks: list, lab: bool) -> dict[str, dict]:
             "reading": f"read/{deck.slug}.html",
             "notebook": f"notebooks/{deck.slug}.ipynb",
             "lab": "lab/index.html" if lab else None,
-            "next": {"title": full_title(nxt), "slides": f"decks/{nxt.slug}.html",
-                     "reading": f"read/{nxt.slug}.html"} if nxt else None,
-            "prev": {"title": full_title(prev), "slides": f"decks/{prev.slug}.html",
-                     "reading": f"read/{prev.slug}.html"} if prev else None,
+            "next": {"title": full_title(nxt), "slides": f"decks/{nxt.slug}.html", "reading": f"read/{nxt.slug}.html"}
+            if nxt
+            else None,
+            "prev": {
+                "title": full_title(prev),
+                "slides": f"decks/{prev.slug}.html",
+                "reading": f"read/{prev.slug}.html",
+            }
+            if prev
+            else None,
         }
     return out
 

@@ -27,7 +27,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from models.settings import BUILD_DIR, ROOT, TABLES_DIR
+from common.layout import ModelsFolder
+from common.settings import BUILD_DIR, MODELS_DIR, ROOT, TABLES_DIR
 
 from .deck_check import TABLES_ENV
 
@@ -37,8 +38,14 @@ OUT = BUILD_DIR / "notebooks"
 CELL_TIMEOUT_S = 600
 KERNEL = "python3"
 # what the notebooks import or read besides their own source and the tables
-CODE = ("site_builder/notebooks.py", "site_builder/deck_check.py", "models/*.py", "export/decoding.py",
-        "models/checkpoints/*.json", "models/results.json", "models/corpus_audit.json", "data/tinystories/*.gz")
+CODE = (
+    "site_builder/notebooks.py",
+    "site_builder/deck_check.py",
+    "models/*.py",
+    "common/*.py",
+    "export/decoding.py",
+    "data/tinystories/*.gz",
+)
 TOOLS = ("nbclient", "nbformat", "ipykernel", "jupytext", "torch", "numpy")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -65,6 +72,9 @@ def fingerprint(source: Path, tables: Path = TABLES, root: Path = ROOT) -> str:
     for pattern in CODE:
         for path in sorted(root.glob(pattern)):
             _digest(h, f"code:{path.relative_to(root).as_posix()}", path.read_bytes())
+    models = ModelsFolder(root / MODELS_DIR.relative_to(ROOT))
+    for path in [*sorted(models.checkpoints.glob("*.json")), models.results, models.audit]:
+        _digest(h, f"models:{path.name}", path.read_bytes() if path.exists() else b"")
     for tool in TOOLS:
         try:
             version = metadata.version(tool)
@@ -106,20 +116,30 @@ def execute(source: Path, tables: Path = TABLES, cwd: Path | None = None, timeou
     env = dict(os.environ, **{TABLES_ENV: str(Path(tables).resolve())})
     env.pop("JUPYTER_PLATFORM_DIRS", None)
     with tempfile.TemporaryDirectory(prefix="nb-") as scratch:
-        run_dir = Path(cwd) if cwd is not None else Path(scratch)   # never the project folder by default
+        run_dir = Path(cwd) if cwd is not None else Path(scratch)  # never the project folder by default
         # The kernel is this interpreter's ipykernel (no kernelspec installed elsewhere can
         # replace it), and it talks to this process over Unix sockets in the scratch
         # folder: no TCP port at all.
-        km = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
-                           transport="ipc", ip=str(Path(scratch) / "kernel"))
-        client = NotebookClient(nb, km=km, timeout=timeout, kernel_name=KERNEL, record_timing=False,
-                                resources={"metadata": {"path": str(run_dir)}})
+        km = KernelManager(
+            kernel_name=KERNEL,
+            kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
+            transport="ipc",
+            ip=str(Path(scratch) / "kernel"),
+        )
+        client = NotebookClient(
+            nb,
+            km=km,
+            timeout=timeout,
+            kernel_name=KERNEL,
+            record_timing=False,
+            resources={"metadata": {"path": str(run_dir)}},
+        )
         try:
             client.execute(env=env, cwd=str(run_dir))
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
             raise NotebookError(f"{source.name}: {type(exc).__name__}: {ANSI.sub('', str(exc))}") from exc
         finally:
-            if km.has_kernel:        # nbclient leaves a kernel manager it did not create running
+            if km.has_kernel:  # nbclient leaves a kernel manager it did not create running
                 km.shutdown_kernel(now=False)
     return nb
 
@@ -150,8 +170,14 @@ def _child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_all(folder: Path = SOURCES, tables: Path = TABLES, out: Path = OUT, force: bool = False,
-            only: list[str] | None = None, log=print) -> dict[str, float | None]:
+def run_all(
+    folder: Path = SOURCES,
+    tables: Path = TABLES,
+    out: Path = OUT,
+    force: bool = False,
+    only: list[str] | None = None,
+    log=print,
+) -> dict[str, float | None]:
     """Execute every stale notebook; returns name -> seconds (None when cached)."""
     if not tables.is_dir() or not any(tables.glob("*.json")):
         raise NotebookError(f"{tables}: no tables (run `python -m export.tables` first)")
@@ -178,17 +204,26 @@ def run_all(folder: Path = SOURCES, tables: Path = TABLES, out: Path = OUT, forc
             raise NotebookError(f"{source.name}: error outputs: {'; '.join(left)}")
         write(nb, out / f"{source.stem}.ipynb")
         stamp_path(out, source.stem).write_text(
-            json.dumps({"fingerprint": digest, "seconds": round(seconds, 2), "kernel_cpu_seconds": round(cpu, 2)},
-                       indent=1) + "\n", encoding="utf-8")
-        log(f"notebooks: {source.stem} ran clean in {seconds:.1f} s ({cpu:.1f} s kernel CPU) "
-            f"-> {out / (source.stem + '.ipynb')}")
+            json.dumps(
+                {"fingerprint": digest, "seconds": round(seconds, 2), "kernel_cpu_seconds": round(cpu, 2)}, indent=1
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+        log(
+            f"notebooks: {source.stem} ran clean in {seconds:.1f} s ({cpu:.1f} s kernel CPU) "
+            f"-> {out / (source.stem + '.ipynb')}"
+        )
         times[source.stem] = seconds
     return times
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m site_builder.notebooks", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m site_builder.notebooks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--force", action="store_true", help="execute every notebook, even unchanged ones")
     p.add_argument("--only", nargs="+", metavar="NAME", help="execute only these notebooks (e.g. maps)")
     p.add_argument("--tables", type=Path, default=TABLES, help="folder of table JSON the notebooks check against")

@@ -17,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from models.swap import old_dir
+from common.publish import old_dir
 
 from .__main__ import parse_args
 from .assemble import BuildError
@@ -57,9 +57,14 @@ def watch(inp: Inputs, interval: float, stop: threading.Event) -> None:
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".json": "application/json", ".onnx": "application/octet-stream"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".json": "application/json",
+        ".onnx": "application/octet-stream",
+    }
 
     def log_message(self, *args):
         pass
@@ -70,7 +75,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         here = super().translate_path(path)
         site = Path(self.directory)
         previous = old_dir(site) / os.path.relpath(here, site)
-        for _ in range(5):   # a few tries: the swap may be between its steps
+        for _ in range(5):  # a few tries: the swap may be between its steps
             for candidate in (here, previous):
                 if os.path.exists(candidate):
                     return str(candidate)
@@ -108,8 +113,11 @@ def main(argv=None) -> int:
         server, url = start_server(inp.out, args.port)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            print(f"error: port {args.port} is already in use (another `make serve`?); "
-                  f"choose another: `make serve PORT={args.port + 1}`", file=sys.stderr)
+            print(
+                f"error: port {args.port} is already in use (another `make serve`?); "
+                f"choose another: `make serve PORT={args.port + 1}`",
+                file=sys.stderr,
+            )
         else:
             print(f"error: cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1

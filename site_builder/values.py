@@ -16,7 +16,7 @@ def resolve(data: dict, value):
         raise ValueError(f"unknown table {name!r} in {value!r}: list it in the deck's front matter `tables`")
     v = data[name]
     for i, key in enumerate(path):
-        where = ".".join([name] + path[:i + 1])
+        where = ".".join([name] + path[: i + 1])
         if isinstance(v, list):
             try:
                 v = v[int(key)]
@@ -145,10 +145,13 @@ def is_plain_number(value) -> bool:
 def figure_parts(data: dict, value) -> dict:
     """A diagram stored as an SVG string in a table -> {svg: Markup, source}."""
     from markupsafe import Markup
+
     v, source = resolve(data, value)
     if is_unavailable(v):
         return {"unavailable": v.get("reason", "not measured yet"), "source": source, "svg": None}
     if not isinstance(v, str) or not v.startswith("<svg") or "<title" not in v or "<desc" not in v:
-        raise ValueError(f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
-                         f"(draw it with export/tables/_draw.py)")
+        raise ValueError(
+            f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
+            f"(draw it with export/tables/_draw.py)"
+        )
     return {"unavailable": None, "source": source or "", "svg": Markup(v)}

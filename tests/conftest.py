@@ -12,11 +12,12 @@ from urllib.parse import urlparse
 
 import pytest
 
-from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
-from site_builder.serve import start_server
+from common.settings import SITE_DIR as SITE
+from common.settings import SITE_ONNX  # ROOT: other tests import it from here
 from models.checkpoints import load_checkpoint, load_vocab
 from models.nets import KINDS
-from models.settings import ROOT, SITE_DIR as SITE, SITE_ONNX  # ROOT: other tests import it from here
+from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
+from site_builder.serve import start_server
 
 
 @pytest.fixture(scope="session")
@@ -35,6 +36,7 @@ def site_url(site_dir):
 @pytest.fixture(scope="session")
 def playwright_instance():
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         yield p
 
@@ -42,8 +44,7 @@ def playwright_instance():
 @pytest.fixture(scope="session")
 def browser(playwright_instance):
     """Chromium with WebGPU on SwiftShader enabled (WASM works in it too)."""
-    b = playwright_instance.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                            args=BASE_FLAGS + WEBGPU_FLAGS)
+    b = playwright_instance.chromium.launch(executable_path=CHROMIUM, headless=True, args=BASE_FLAGS + WEBGPU_FLAGS)
     yield b
     b.close()
 
@@ -106,3 +107,24 @@ def vocab():
 def torch_models():
     """The committed checkpoints, one per kind, in eval mode."""
     return {kind: load_checkpoint(kind)[0].eval() for kind in KINDS}
+
+
+@pytest.fixture
+def mini(tmp_path):
+    """A small content folder (two decks, the real maps, index) and one table:
+    (content, tables, out) for the build tests."""
+    from mini_site import make_mini
+
+    return make_mini(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def references(site_dir):
+    """The export's metadata, PyTorch parity references and presets."""
+    import json
+
+    onnx = site_dir / SITE_ONNX
+    return {
+        name: json.loads((onnx / f"{name}.json").read_text(encoding="utf-8"))
+        for name in ("metadata", "parity", "presets")
+    }

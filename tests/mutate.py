@@ -30,10 +30,16 @@ GOAL = 0.85
 # spelled xǁClassǁmethod by mutmut).
 PYTHON_TARGETS = {
     "models/tokenizer.py": ["models.tokenizer.*"],
-    "models/corpus.py (split, windows)": ["models.corpus.x__key__mutmut_*", "models.corpus.x_split_of__mutmut_*",
-                                          "models.corpus.x_make_windows__mutmut_*", "models.corpus.xǁCorpusǁ*"],
-    "models/train.py (protocol helpers)": [f"models.train.x_{name}__mutmut_*" for name in (
-        "optimizer_settings", "eval_steps", "mean_loss", "validation_slice", "aggregate", "out_paths")],
+    "models/corpus.py (split, windows)": [
+        "models.corpus.x__key__mutmut_*",
+        "models.corpus.x_split_of__mutmut_*",
+        "models.corpus.x_make_windows__mutmut_*",
+        "models.corpus.xǁCorpusǁ*",
+    ],
+    "models/train.py (protocol helpers)": [
+        f"models.train.x_{name}__mutmut_*"
+        for name in ("optimizer_settings", "eval_steps", "mean_loss", "validation_slice", "aggregate", "out_paths")
+    ],
     "export/decoding.py": ["export.decoding.*"],
 }
 KILLED = {"killed", "timeout"}
@@ -54,14 +60,18 @@ def python_results() -> dict[str, list[tuple[str, str]]]:
     """module -> [(mutant name, status)] from mutmut's result files."""
     sys.path.insert(0, str(ROOT))
     from mutmut.stats import status_by_exit_code
+
     out = {}
     for module, patterns in PYTHON_TARGETS.items():
         meta = ROOT / "mutants" / (module.split(" ")[0] + ".meta")
         if not meta.exists():
             continue
         codes = json.loads(meta.read_text())["exit_code_by_key"]
-        out[module] = [(name, status_by_exit_code[code]) for name, code in sorted(codes.items())
-                       if any(fnmatch.fnmatch(name, p) for p in patterns)]
+        out[module] = [
+            (name, status_by_exit_code[code])
+            for name, code in sorted(codes.items())
+            if any(fnmatch.fnmatch(name, p) for p in patterns)
+        ]
     return out
 
 
@@ -79,11 +89,13 @@ def js_results() -> dict[str, list[tuple[str, str]]]:
         rel = str(Path(path).resolve().relative_to(ROOT)) if Path(path).is_absolute() else path
         rows = []
         for m in data["mutants"]:
-            status = {"Killed": "killed", "Timeout": "timeout", "Survived": "survived",
-                      "NoCoverage": "no tests"}.get(m["status"], m["status"].lower())
+            status = {"Killed": "killed", "Timeout": "timeout", "Survived": "survived", "NoCoverage": "no tests"}.get(
+                m["status"], m["status"].lower()
+            )
             loc = m["location"]["start"]
-            rows.append((f"{rel}:{loc['line']}:{loc['column']} {m['mutatorName']}: {m.get('replacement', '')!r}",
-                         status))
+            rows.append(
+                (f"{rel}:{loc['line']}:{loc['column']} {m['mutatorName']}: {m.get('replacement', '')!r}", status)
+            )
         out[rel] = rows
     return out
 
@@ -96,8 +108,10 @@ def report(results: dict[str, list[tuple[str, str]]], show) -> bool:
         score = killed / len(counted) if counted else 1.0
         ok &= score >= GOAL
         timeouts = sum(status == "timeout" for _, status in counted)
-        print(f"{module}: {score:.1%} killed ({killed} of {len(counted)}, {timeouts} of them by timeout)"
-              + ("" if score >= GOAL else "  < 85%"))
+        print(
+            f"{module}: {score:.1%} killed ({killed} of {len(counted)}, {timeouts} of them by timeout)"
+            + ("" if score >= GOAL else "  < 85%")
+        )
         for name, status in counted:
             if status not in KILLED:
                 print(f"    {status}: {show(name)}")
@@ -107,7 +121,9 @@ def report(results: dict[str, list[tuple[str, str]]], show) -> bool:
 def show_python(name: str) -> str:
     mutmut = Path(sys.executable).parent / "mutmut"
     proc = subprocess.run([str(mutmut), "show", name], cwd=ROOT, capture_output=True, text=True)
-    diff = [line for line in proc.stdout.splitlines() if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
+    diff = [
+        line for line in proc.stdout.splitlines() if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
+    ]
     return name + "".join(f"\n        {line}" for line in diff)
 
 

@@ -21,26 +21,39 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from mini_site import run_build, snapshot
 
+from common.files import Missing, missing, read_json
+from common.layout import MODELS, ModelsFolder
+from common.publish import BuildBusy, build_lock, old_dir, staging_dir, swap_in
+from common.settings import ROOT
 from export import pipeline
 from export.pipeline import ExportError
 from models import ensure
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
-from models.files import Missing, missing, read_json
 from models.results_file import load_results
-from models.settings import CHECKPOINT_DIR, MODELS_DIR, ROOT
-from models.swap import BuildBusy, build_lock, old_dir, staging_dir, swap_in
 from site_builder.assemble import BuildError
 from site_builder.build import Inputs, build
-from site_builder.serve import main as serve_main, start_server
-from test_build_site import mini, run_build, snapshot  # noqa: F401  (mini is a fixture)
-
+from site_builder.serve import main as serve_main
+from site_builder.serve import start_server
 
 # ------------------------------------------------------------------ one build at a time
 
+
 def _build_cmd(content: Path, tables: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "site_builder", "--content", str(content), "--tables", str(tables),
-            "--out", str(out), "--no-export", "--no-notebooks"]
+    return [
+        sys.executable,
+        "-m",
+        "site_builder",
+        "--content",
+        str(content),
+        "--tables",
+        str(tables),
+        "--out",
+        str(out),
+        "--no-export",
+        "--no-notebooks",
+    ]
 
 
 def test_concurrent_builds_leave_a_complete_site(mini, capsys):
@@ -51,11 +64,13 @@ def test_concurrent_builds_leave_a_complete_site(mini, capsys):
     assert rc == 0, log
     reference = snapshot(out)
     for _ in range(3):
-        first = subprocess.Popen(_build_cmd(content, tables, out), cwd=ROOT, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
+        first = subprocess.Popen(
+            _build_cmd(content, tables, out), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         time.sleep(0.1)
-        second = subprocess.Popen(_build_cmd(content, tables, out), cwd=ROOT, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
+        second = subprocess.Popen(
+            _build_cmd(content, tables, out), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         logs = [p.communicate(timeout=300) for p in (first, second)]
         assert [first.returncode, second.returncode] == [0, 0], logs
         assert snapshot(out) == reference
@@ -67,11 +82,12 @@ def test_a_second_build_that_may_not_wait_is_refused_clearly(tmp_path):
         with pytest.raises(BuildBusy, match=f"another build is running \\(pid {os.getpid()}\\)"):
             with build_lock(tmp_path, wait=False):
                 pass
-    with build_lock(tmp_path, wait=False):   # released: free again
+    with build_lock(tmp_path, wait=False):  # released: free again
         pass
 
 
 # ------------------------------------------------------------------ the swap
+
 
 def test_a_crash_between_the_renames_is_undone_by_the_next_build_even_a_failing_one(mini, capsys):
     content, tables, out = mini
@@ -92,7 +108,7 @@ def test_a_crash_between_the_renames_is_undone_by_the_next_build_even_a_failing_
 
 
 def test_a_failing_second_rename_puts_the_previous_output_back(tmp_path, monkeypatch):
-    monkeypatch.setattr("models.swap.EXCHANGE", False)    # the two-rename swap
+    monkeypatch.setattr("common.publish.EXCHANGE", False)  # the two-rename swap
     out, staging = tmp_path / "site", tmp_path / ".site.staging"
     out.mkdir()
     (out / "a.txt").write_text("old")
@@ -104,6 +120,7 @@ def test_a_failing_second_rename_puts_the_previous_output_back(tmp_path, monkeyp
         if self == staging:
             raise OSError(errno.EIO, "simulated failure", str(self))
         return real_rename(self, target)
+
     monkeypatch.setattr(Path, "rename", rename)
     with pytest.raises(OSError):
         swap_in(staging, out)
@@ -111,6 +128,7 @@ def test_a_failing_second_rename_puts_the_previous_output_back(tmp_path, monkeyp
 
 
 # ------------------------------------------------------------------ failures while writing (issue 14, point 2)
+
 
 def _inputs(content: Path, tables: Path, out: Path, **kw) -> Inputs:
     return Inputs(content=content, tables=tables, export=None, out=out, **kw)
@@ -133,9 +151,14 @@ def _static_file_that_cannot_be_copied(tmp_path: Path) -> dict:
     return {"static": static}
 
 
-@pytest.mark.parametrize("fault, message", [(_template_raising_halfway, r"index\.html line \d+: .*no_such_value"),
-                                            (_static_file_that_cannot_be_copied, "gone.css")],
-                         ids=["template raises halfway", "file cannot be copied"])
+@pytest.mark.parametrize(
+    "fault, message",
+    [
+        (_template_raising_halfway, r"index\.html line \d+: .*no_such_value"),
+        (_static_file_that_cannot_be_copied, "gone.css"),
+    ],
+    ids=["template raises halfway", "file cannot be copied"],
+)
 def test_a_failure_while_writing_leaves_the_previous_site_byte_identical(mini, tmp_path, fault, message):
     content, tables, out = mini
     build(_inputs(content, tables, out))
@@ -154,6 +177,7 @@ def test_a_read_only_build_folder_gives_a_message_not_a_traceback(mini, capsys, 
 
     def read_only(self, *args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system", str(self))
+
     monkeypatch.setattr(Path, "mkdir", read_only)
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 1 and "Read-only file system" in log and str(out.parent) in log
@@ -165,11 +189,13 @@ def test_a_read_only_build_folder_gives_a_message_not_a_traceback(mini, capsys, 
 def test_a_read_only_build_folder_stops_tables_and_export_with_a_message(tmp_path, monkeypatch, capsys):
     import export.__main__ as export_cli
     import export.tables.__main__ as tables_cli
+
     out = tmp_path / "build" / "tables"
     monkeypatch.setattr(tables_cli, "compute_all", lambda only=None: {"t": "{}\n"})
 
     def read_only(self, *args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system", str(self))
+
     monkeypatch.setattr(Path, "mkdir", read_only)
     assert tables_cli.main(["--out", str(out)]) == 1
     err = capsys.readouterr().err
@@ -181,6 +207,7 @@ def test_a_read_only_build_folder_stops_tables_and_export_with_a_message(tmp_pat
 
 # ------------------------------------------------------------------ serving
 
+
 def test_a_busy_port_is_named_with_the_way_out(mini, capsys):
     content, tables, out = mini
     assert run_build(capsys, content, tables, out, "--no-export")[0] == 0
@@ -188,8 +215,9 @@ def test_a_busy_port_is_named_with_the_way_out(mini, capsys):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        rc = serve_main(["--port", str(port), "--out", str(out), "--content", str(content),
-                         "--tables", str(tables), "--no-export"])
+        rc = serve_main(
+            ["--port", str(port), "--out", str(out), "--content", str(content), "--tables", str(tables), "--no-export"]
+        )
     err = capsys.readouterr().err
     assert rc == 1 and f"port {port} is already in use" in err and f"PORT={port + 1}" in err
 
@@ -210,6 +238,7 @@ def test_the_server_keeps_serving_during_swaps(tmp_path):
                     answers.append(r.read().decode())
             except urllib.error.HTTPError as exc:
                 failures.append(exc.code)
+
     readers = [threading.Thread(target=fetch) for _ in range(3)]
     for t in readers:
         t.start()
@@ -239,7 +268,7 @@ def test_between_two_renames_the_server_serves_the_previous_site(tmp_path):
     try:
         with urllib.request.urlopen(f"{url}/index.html", timeout=10) as r:
             assert r.read() == b"previous"
-        with pytest.raises(urllib.error.HTTPError) as info:   # a file neither has is still a 404
+        with pytest.raises(urllib.error.HTTPError) as info:  # a file neither has is still a 404
             urllib.request.urlopen(f"{url}/nothing.html", timeout=10)
         assert info.value.code == 404
     finally:
@@ -248,13 +277,14 @@ def test_between_two_renames_the_server_serves_the_previous_site(tmp_path):
 
 # ------------------------------------------------------------------ hollow and wrong model inputs
 
+
 @pytest.fixture
 def models_copy(tmp_path) -> Path:
     """A copy of the committed models/ folder (checkpoints, vocabulary, results, audit)."""
     models = tmp_path / "models"
-    shutil.copytree(CHECKPOINT_DIR, models / "checkpoints")
+    shutil.copytree(MODELS.checkpoints, models / "checkpoints")
     for name in ("results.json", "corpus_audit.json"):
-        shutil.copy(MODELS_DIR / name, models / name)
+        shutil.copy(MODELS.root / name, models / name)
     return models
 
 
@@ -277,20 +307,28 @@ def test_read_json_tells_missing_from_corrupt_by_type(tmp_path):
     with pytest.raises(CheckpointError) as info:
         read_json(tmp_path / "bad.json", CheckpointError)
     assert not isinstance(info.value, Missing) and "bad.json" in str(info.value)
-    assert issubclass(missing(CheckpointError), CheckpointError) and missing(CheckpointError) is missing(CheckpointError)
+    assert issubclass(missing(CheckpointError), CheckpointError) and missing(CheckpointError) is missing(
+        CheckpointError
+    )
 
 
-@pytest.mark.parametrize("results, problem", [
-    ({}, "no field 'profile'"),
-    ({"profile": "course", "runs": [], "aggregate": {}, "validation_windows": 1, "test_windows": 1},
-     "0 runs recorded, 9 expected"),
-])
-def test_hollow_results_stop_ensure_and_export_naming_the_file(models_copy, capsys, monkeypatch, tmp_path,
-                                                              results, problem):
+@pytest.mark.parametrize(
+    "results, problem",
+    [
+        ({}, "no field 'profile'"),
+        (
+            {"profile": "course", "runs": [], "aggregate": {}, "validation_windows": 1, "test_windows": 1},
+            "0 runs recorded, 9 expected",
+        ),
+    ],
+)
+def test_hollow_results_stop_ensure_and_export_naming_the_file(
+    models_copy, capsys, monkeypatch, tmp_path, results, problem
+):
     calls = _no_training(monkeypatch)
     path = models_copy / "results.json"
     path.write_text(json.dumps(results))
-    if results:   # an empty run list is incomplete, not corrupt: ensure would train the nine runs
+    if results:  # an empty run list is incomplete, not corrupt: ensure would train the nine runs
         with pytest.raises(ExportError, match=problem):
             load_results(path, ExportError)
     else:
@@ -300,7 +338,7 @@ def test_hollow_results_stop_ensure_and_export_naming_the_file(models_copy, caps
     out.mkdir()
     (out / "keep.txt").write_text("previous export")
     with pytest.raises(ExportError, match=f"{path}.*{problem}"):
-        pipeline.run(models_copy / "checkpoints", out, log=lambda *_: None)
+        pipeline.run(ModelsFolder(models_copy), out, log=lambda *_: None)
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
 
@@ -317,22 +355,25 @@ def test_a_swapped_vocabulary_stops_ensure_and_export_naming_the_file(models_cop
     calls = _no_training(monkeypatch)
     vocab_path = models_copy / "checkpoints" / "vocab.json"
     itos = json.loads(vocab_path.read_text())
-    itos[10], itos[11] = itos[11], itos[10]            # still a valid vocabulary, wrong for the models
+    itos[10], itos[11] = itos[11], itos[10]  # still a valid vocabulary, wrong for the models
     vocab_path.write_text(json.dumps(itos, ensure_ascii=False, indent=0) + "\n")
     rc, log = _ensure(models_copy, capsys)
     assert rc == 1 and str(vocab_path) in log and "is not the vocabulary" in log and not calls
     out = tmp_path / "export"
     with pytest.raises(CheckpointError, match=f"{vocab_path} is not the vocabulary"):
-        pipeline.run(models_copy / "checkpoints", out, log=lambda *_: None)
+        pipeline.run(ModelsFolder(models_copy), out, log=lambda *_: None)
     assert not out.exists()
 
 
-@pytest.mark.parametrize("itos, problem", [
-    ({"a": 1}, "not a list of strings"),
-    (["x", "<BOS>", "<EOS>", "<UNK>"], "must start with"),
-    (["<PAD>", "<BOS>", "<EOS>", "<UNK>", "the", "the"], "duplicate"),
-    (["<PAD>", "<BOS>", "<EOS>", "<UNK>", "the"], "5 tokens, expected 4000"),
-])
+@pytest.mark.parametrize(
+    "itos, problem",
+    [
+        ({"a": 1}, "not a list of strings"),
+        (["x", "<BOS>", "<EOS>", "<UNK>"], "must start with"),
+        (["<PAD>", "<BOS>", "<EOS>", "<UNK>", "the", "the"], "duplicate"),
+        (["<PAD>", "<BOS>", "<EOS>", "<UNK>", "the"], "5 tokens, expected 4000"),
+    ],
+)
 def test_a_malformed_vocabulary_is_named(models_copy, capsys, monkeypatch, itos, problem):
     calls = _no_training(monkeypatch)
     vocab_path = models_copy / "checkpoints" / "vocab.json"
@@ -340,15 +381,16 @@ def test_a_malformed_vocabulary_is_named(models_copy, capsys, monkeypatch, itos,
     rc, log = _ensure(models_copy, capsys)
     assert rc == 1 and str(vocab_path) in log and problem in log and "Traceback" not in log and not calls
     with pytest.raises(CheckpointError, match=str(vocab_path)):
-        load_vocab(models_copy / "checkpoints", 4000)
+        load_vocab(ModelsFolder(models_copy), 4000)
 
 
 def test_the_committed_checkpoints_record_the_committed_vocabulary():
     for kind in ("mlp", "attn1", "attn4"):
-        load_checkpoint(kind)   # raises if vocab_sha256 is absent or differs
+        load_checkpoint(kind)  # raises if vocab_sha256 is absent or differs
 
 
 # ------------------------------------------------------------------ ensure trains only what is missing
+
 
 def test_a_missing_checkpoint_with_its_run_recorded_retrains_that_run_only(models_copy, capsys, monkeypatch):
     calls = _no_training(monkeypatch)
@@ -382,14 +424,23 @@ def test_run_protocol_retrains_a_recorded_run_whose_weights_are_gone(tmp_path, m
 
     from models import train
     from models.nets import build as build_net
+
     trained = []
 
     def fake_run(kind, seed, profile, data, vocab_size, progress=True):
         trained.append((kind, seed))
-        record = {"kind": kind, "seed": seed, "selected_step": 1, "test_loss": 1.0, "train_seconds": 1.0,
-                  "test_perplexity": 2.7, "parameters": 1}
+        record = {
+            "kind": kind,
+            "seed": seed,
+            "selected_step": 1,
+            "test_loss": 1.0,
+            "train_seconds": 1.0,
+            "test_perplexity": 2.7,
+            "parameters": 1,
+        }
         torch.manual_seed(0)
         return record, build_net(kind, C=vocab_size)
+
     monkeypatch.setattr(train, "train_run", fake_run)
     train.run_protocol("smoke", tmp_path, kinds=("mlp", "attn1"), seeds=(11,), progress=False)
     assert trained == [("mlp", 11), ("attn1", 11)]

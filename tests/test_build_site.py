@@ -4,78 +4,16 @@ site_builder/README.md, and `python -m export.tables`."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 import zipfile
-from pathlib import Path
 
 import pytest
+from mini_site import CONTENT, run_build, snapshot
 
-from site_builder import __main__ as cli
+from common.settings import ROOT
+from common.settings import TABLES_DIR as TABLES
 from site_builder.archive import FIXED_TIME, tracked_files
 from site_builder.values import fmt, resolve
-from models.settings import ROOT, TABLES_DIR as TABLES
-
-CONTENT = ROOT / "content"
-
-MINI_DECK = """+++
-title = "Mini deck"
-subtitle = "for the build tests"
-order = 2
-tables = ["mini"]
-+++
-## First
-
-{{ m.map('training', 'windows') }}
-
-Value {{ m.num('mini.x', 3) }} and $a^2 + b^2$.
-
-{{ m.table('mini.t') }}
-
-Note:
-Some notes with $x$.
-
----
-
-## Second
-
-{{ m.code('models/nets.py', 'FixedWindowMLP.forward') }}
-"""
-
-OTHER_DECK = """+++
-title = "First by order"
-order = 1
-+++
-## Only slide
-$$\\frac{1}{2}$$
-"""
-
-
-def snapshot(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def run_build(capsys, content: Path, tables: Path, out: Path, *extra: str) -> tuple[int, str]:
-    rc = cli.main(["--content", str(content), "--tables", str(tables), "--out", str(out), "--no-notebooks", *extra])
-    captured = capsys.readouterr()
-    return rc, captured.out + captured.err
-
-
-@pytest.fixture
-def mini(tmp_path):
-    """A small content folder (two decks, the real maps, index) and one table."""
-    content = tmp_path / "content"
-    (content / "decks").mkdir(parents=True)
-    shutil.copytree(CONTENT / "maps", content / "maps")
-    shutil.copy(CONTENT / "index.md", content / "index.md")
-    (content / "decks" / "mini.md").write_text(MINI_DECK, encoding="utf-8")
-    (content / "decks" / "aaa.md").write_text(OTHER_DECK, encoding="utf-8")
-    tables = tmp_path / "tables"
-    tables.mkdir()
-    (tables / "mini.json").write_text(json.dumps({"x": 0.123456, "t": {"header": ["a", "b"], "rows": [[1, 2.5]]}}))
-    return content, tables, tmp_path / "build" / "site"
 
 
 def test_mini_build_renders_the_conventions(mini, capsys):
@@ -83,10 +21,10 @@ def test_mini_build_renders_the_conventions(mini, capsys):
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 0, log
     html = (out / "decks" / "mini.html").read_text(encoding="utf-8")
-    assert html.count("<section") == 3   # two slides and the closing links
+    assert html.count("<section") == 3  # two slides and the closing links
     assert 'Value <span class="v" data-source="mini.x" data-digits="3" data-kind="num">0.123</span>' in html
     assert '<table class="data " data-source="mini.t" data-digits="4">' in html
-    assert "<td class=\"n\">2.5000</td>" in html
+    assert '<td class="n">2.5000</td>' in html
     assert html.count('class="katex"') == 2  # one on the slide, one in the notes
     assert '<aside class="notes">' in html
     assert 'aria-current="step"' in html and 'data-stage="windows"' in html
@@ -103,6 +41,7 @@ def test_mini_build_renders_the_conventions(mini, capsys):
 
 def test_lab_link_only_when_the_lab_exists(mini, capsys, tmp_path):
     from site_builder.build import Inputs, build
+
     content, tables, out = mini
     web = tmp_path / "web"
     (web / "widgets").mkdir(parents=True)
@@ -138,13 +77,18 @@ BROKEN = {
     "missing order": ("+++\ntitle = 'x'\n+++\n## A\n", "needs 'order'"),
     "no front matter": ("## A\n", "front matter"),
     "table not built": ("+++\ntitle = 'x'\norder = 3\ntables = ['no_such_table']\n+++\n## A\n", "no_such_table"),
-    "bad source path": ("+++\ntitle = 'x'\norder = 3\ntables = ['mini']\n+++\n## A\n\n{{ m.num('mini.y') }}\n", "line 8"),
+    "bad source path": (
+        "+++\ntitle = 'x'\norder = 3\ntables = ['mini']\n+++\n## A\n\n{{ m.num('mini.y') }}\n",
+        "line 8",
+    ),
     "bad TeX": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\n$\\frac{1}{$\n", "line 9"),
     "unclosed $": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\nthe price $x + 1 rises\n", "line 9"),
     "unclosed $$": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\n$$\\frac{1}{2}\n\nmore text\n", "line 7"),
     "unknown map stage": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.map('training', 'nowhere') }}\n", "nowhere"),
-    "missing listing symbol": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.code('models/nets.py', 'Nope') }}\n",
-                               "'Nope' not found"),
+    "missing listing symbol": (
+        "+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.code('models/nets.py', 'Nope') }}\n",
+        "'Nope' not found",
+    ),
 }
 
 
@@ -160,7 +104,9 @@ def test_a_broken_content_file_fails_and_keeps_the_previous_site(mini, capsys, c
     assert rc == 1
     assert "build failed:" in log and "broken.md" in log and expected in log, log
     assert snapshot(out) == before
-    assert sorted(p.name for p in out.parent.iterdir() if p.name != ".lock") == ["site"]  # no staging folder left behind
+    assert sorted(p.name for p in out.parent.iterdir() if p.name != ".lock") == [
+        "site"
+    ]  # no staging folder left behind
 
 
 def test_a_corrupt_table_is_named(mini, capsys):
@@ -190,6 +136,7 @@ def test_export_is_copied_to_onnx(mini, capsys, tmp_path):
 
 def test_source_zip_is_small_sorted_and_timeless(tmp_path):
     from site_builder.archive import write_source_zip
+
     a, b = tmp_path / "a.zip", tmp_path / "b.zip"
     write_source_zip(ROOT, a)
     write_source_zip(ROOT, b)
@@ -223,8 +170,10 @@ def test_fmt_and_resolve_follow_the_readme():
 
 # ---------------------------------------------------------------- export.tables
 
+
 def test_export_tables_cli_is_deterministic_and_leaves_others(tmp_path, capsys):
     from export.tables.__main__ import main
+
     out = tmp_path / "tables"
     out.mkdir()
     (out / "someone_else.json").write_text("{}")
@@ -241,6 +190,7 @@ def test_export_tables_cli_is_deterministic_and_leaves_others(tmp_path, capsys):
 
 def test_write_tables_removes_stale_files(tmp_path):
     from export.tables.__main__ import write_tables
+
     (tmp_path / "gone.json").write_text("{}")
     write_tables({"kept": "{}\n"}, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
@@ -248,6 +198,7 @@ def test_write_tables_removes_stale_files(tmp_path):
 
 def test_tables_reject_nan_and_duplicate_names(monkeypatch):
     import export.tables as tables
+
     with pytest.raises(tables.TablesError, match="not plain JSON"):
         tables.to_json("bad", {"x": float("nan")})
     with pytest.raises(tables.TablesError, match="produced by both"):
@@ -257,6 +208,7 @@ def test_tables_reject_nan_and_duplicate_names(monkeypatch):
 def test_corpus_audit_table(tmp_path):
     from export.tables import corpus
     from export.tables._results_inputs import InputError
+
     missing = corpus.compute(tmp_path / "corpus_audit.json")["corpus_audit"]
     assert missing["available"] is False and "does not exist yet" in missing["reason"]
     audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text())

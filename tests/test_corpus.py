@@ -71,8 +71,9 @@ def test_splits_are_disjoint_and_deterministic(smoke):
 def test_vocabulary_is_fitted_on_training_stories_only(smoke):
     train_tokens = {t for s in smoke.stories["train"] for t in tokenize(s["norm"])}
     assert set(smoke.vocab.itos[4:]) <= train_tokens
-    held_out_only = {t for split in ("validation", "test") for s in smoke.stories[split]
-                     for t in tokenize(s["norm"])} - train_tokens
+    held_out_only = {
+        t for split in ("validation", "test") for s in smoke.stories[split] for t in tokenize(s["norm"])
+    } - train_tokens
     assert held_out_only and not held_out_only & set(smoke.vocab.itos)
     assert len(smoke.vocab) <= smoke.profile.vocab_size
 
@@ -107,8 +108,14 @@ def test_audit_fields(smoke):
 
 def test_course_profile_settings():
     p = corpus.PROFILES["course"]
-    assert (p.n_stories, p.vocab_size, p.steps, p.batch_size, p.eval_every, p.val_windows) == \
-        (6000, 4000, 6000, 512, 750, 20000)
+    assert (p.n_stories, p.vocab_size, p.steps, p.batch_size, p.eval_every, p.val_windows) == (
+        6000,
+        4000,
+        6000,
+        512,
+        750,
+        20000,
+    )
     assert p.seeds == (11, 29, 47)
 
 
@@ -116,6 +123,7 @@ def test_split_rule_is_the_documented_hash_for_every_bucket():
     """split_of is int(SHA-256('split-<seed>:' + text)[:8], 16) % 10: 0-7 train,
     8 validation, 9 test, checked on texts that land in each of the ten buckets."""
     import hashlib
+
     seen = {}
     for i in range(400):
         text = f"story number {i}"
@@ -124,11 +132,12 @@ def test_split_rule_is_the_documented_hash_for_every_bucket():
         assert corpus.split_of(text) == ("train" if bucket <= 7 else "validation" if bucket == 8 else "test")
     assert sorted(seen) == list(range(10))
     assert corpus.SEED == 20240 and corpus.split_of("é") == corpus.split_of("é")
-    assert corpus._key("select", "a b") == hashlib.sha256("select-20240:a b".encode("utf-8")).hexdigest()
+    assert corpus._key("select", "a b") == hashlib.sha256(b"select-20240:a b").hexdigest()
 
 
 def test_corpus_windows_are_make_windows_of_the_split_ids():
     from models.tokenizer import Vocab
+
     stories = {"train": [{"ids": [1, 4, 5, 2]}], "validation": [{"ids": [1, 6, 2]}, {"ids": [1, 2]}], "test": []}
     c = corpus.Corpus(corpus.PROFILES["smoke"], Vocab(["<PAD>", "<BOS>", "<EOS>", "<UNK>"]), stories)
     assert c.ids("validation") == [[1, 6, 2], [1, 2]]
@@ -137,7 +146,7 @@ def test_corpus_windows_are_make_windows_of_the_split_ids():
     assert X[0, -1] == 1 and X[1, -2:].tolist() == [1, 6] and X[2, -1] == 1
     X, y = c.windows("test")
     assert X.shape == (0, 64) and y.shape == (0,) and X.dtype == y.dtype == torch.int32
-    X, y = make_windows([[1], [1, 7, 2]], context=3)                  # a story with one ID has no target
+    X, y = make_windows([[1], [1, 7, 2]], context=3)  # a story with one ID has no target
     assert X.tolist() == [[0, 0, 1], [0, 1, 7]] and y.tolist() == [7, 2]
-    assert X.dtype == y.dtype == torch.int32                          # windows are stored as int32
+    assert X.dtype == y.dtype == torch.int32  # windows are stored as int32
     assert make_windows([], context=5)[0].shape == (0, 5)

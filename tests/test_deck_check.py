@@ -13,11 +13,20 @@ from site_builder import deck_check
 
 @pytest.fixture
 def tables(tmp_path):
-    (tmp_path / "toy.json").write_text(json.dumps({
-        "loss": 1.2345678, "rows": [[1, 2], [3, 4]], "heads": [{"name": "a", "w": 1}, {"name": "b", "w": 2}],
-        "nested": {"x": {"y": [0.5, 0.25]}}}), encoding="utf-8")
-    (tmp_path / "runs.json").write_text(json.dumps({"rows": [["mlp", 11, "4.1"], ["mlp", 12, "4.3"]]}),
-                                        encoding="utf-8")
+    (tmp_path / "toy.json").write_text(
+        json.dumps(
+            {
+                "loss": 1.2345678,
+                "rows": [[1, 2], [3, 4]],
+                "heads": [{"name": "a", "w": 1}, {"name": "b", "w": 2}],
+                "nested": {"x": {"y": [0.5, 0.25]}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "runs.json").write_text(
+        json.dumps({"rows": [["mlp", 11, "4.1"], ["mlp", 12, "4.3"]]}), encoding="utf-8"
+    )
     return tmp_path
 
 
@@ -37,7 +46,7 @@ def test_same_is_relative_for_floats_and_exact_otherwise():
     assert not deck_check.same([1.0, 2.0], [1.0])
     assert deck_check.same({"a": 0.1}, {"a": 0.1 + 1e-12})
     assert not deck_check.same({"a": 1}, {"b": 1})
-    assert not deck_check.same("4.10", "4.1")      # shown digits compare as text
+    assert not deck_check.same("4.10", "4.1")  # shown digits compare as text
 
 
 def test_check_prints_every_key_and_raises_naming_the_differences(tables, capsys, monkeypatch):
@@ -48,5 +57,5 @@ def test_check_prints_every_key_and_raises_naming_the_differences(tables, capsys
     with pytest.raises(AssertionError, match=r"1 value\(s\) differ from .*: toy.rows.0.1$"):
         deck_check.check({"toy.loss": 1.2345678, "toy.rows.0.1": 5}, tables=tables)
     assert "DIFF toy.rows.0.1" in capsys.readouterr().out
-    monkeypatch.setenv(deck_check.TABLES_ENV, str(tables))   # the folder site_builder.notebooks passes
+    monkeypatch.setenv(deck_check.TABLES_ENV, str(tables))  # the folder site_builder.notebooks passes
     assert deck_check.tables_dir() == tables

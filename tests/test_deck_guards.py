@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from common.layout import MODELS
 from site_builder.build import Inputs
 from site_builder.deck import ContentError, Renderer
 
@@ -34,8 +35,13 @@ def html_of(page) -> str:
 
 
 def test_a_printed_table_value_names_its_json_path(tmp_path):
-    html = html_of(render(tmp_path, "## S\n\nLoss {{ m.num('t.loss', 3) }}, n = {{ data.t.n }}, "
-                                    "ids {{ m.ids(data.t.ids) }}, $L = {{ m.num(data.t.loss, 2) }}$."))
+    html = html_of(
+        render(
+            tmp_path,
+            "## S\n\nLoss {{ m.num('t.loss', 3) }}, n = {{ data.t.n }}, "
+            "ids {{ m.ids(data.t.ids) }}, $L = {{ m.num(data.t.loss, 2) }}$.",
+        )
+    )
     assert '<span class="v" data-source="t.loss" data-digits="3" data-kind="num">2.239</span>' in html
     assert 'data-source="t.n" data-digits="0" data-kind="num">12</span>' in html
     assert 'data-source="t.ids" data-digits="4" data-kind="list">[3, 1, 4]</span>' in html
@@ -43,8 +49,16 @@ def test_a_printed_table_value_names_its_json_path(tmp_path):
     assert re.search(r'data-source="t.loss" data-digits="2" data-kind="num"><span class="mord">2.24</span>', html)
 
 
-@pytest.mark.parametrize("expr", ["{{ data.t.n + 1 }}", "{{ m.num(12.5, 1) }}", "{{ data.t.ids | length }}",
-                                  "{{ data.t.loss }}", "{{ m.num(data.t.a * 2, 2) }}"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "{{ data.t.n + 1 }}",
+        "{{ m.num(12.5, 1) }}",
+        "{{ data.t.ids | length }}",
+        "{{ data.t.loss }}",
+        "{{ m.num(data.t.a * 2, 2) }}",
+    ],
+)
 def test_a_number_with_no_table_path_stops_the_build(tmp_path, expr):
     with pytest.raises(ContentError) as err:
         render(tmp_path, f"## S\n\nValue {expr}.")
@@ -57,9 +71,16 @@ def test_m_len_prints_a_list_length_with_its_path(tmp_path):
     assert 'data-source="t.ids" data-digits="len" data-kind="len">3</span>' in html
 
 
-@pytest.mark.parametrize("text,bad", [("The loss is 2.24 here.", "2.24"), ("We used 12 heads.", "12"),
-                                      ("Note:\nTyped in the notes: 0.5", "0.5"), ("$p = 0.125$", "0.125"),
-                                      ("| a | 1.5 |\n|---|---|\n| b | 7 |", "1.5")])
+@pytest.mark.parametrize(
+    "text,bad",
+    [
+        ("The loss is 2.24 here.", "2.24"),
+        ("We used 12 heads.", "12"),
+        ("Note:\nTyped in the notes: 0.5", "0.5"),
+        ("$p = 0.125$", "0.125"),
+        ("| a | 1.5 |\n|---|---|\n| b | 7 |", "1.5"),
+    ],
+)
 def test_a_hand_typed_number_stops_the_build(tmp_path, text, bad):
     with pytest.raises(ContentError) as err:
         render(tmp_path, f"## S\n\n{text}")
@@ -89,21 +110,50 @@ def test_m_tok_escapes_a_token(tmp_path):
 
 
 def test_direction_words_follow_the_values(tmp_path):
-    body = ("## S\n\nFour heads {{ m.compare('t.a', 't.b', 'lower', 'raise') }} perplexity by "
-            "{{ m.num('t.gain', 1, magnitude=True) }}%.")
+    body = (
+        "## S\n\nFour heads {{ m.compare('t.a', 't.b', 'lower', 'raise') }} perplexity by "
+        "{{ m.num('t.gain', 1, magnitude=True) }}%."
+    )
     html = html_of(render(tmp_path, body))
     assert re.search(r'class="cmp" data-a="t.a" data-b="t.b" data-words="lower\|raise\|">lower</span>', html)
     assert 'data-kind="abs">8.2</span>' in html or 'data-kind="abs">8.3</span>' in html
     flipped = {"t": dict(TABLES["t"], a=2.5, b=1.5)}
     assert ">raise</span>" in html_of(render(tmp_path, body, tables=flipped))
-    with pytest.raises(ContentError, match="same"):   # equal values need a word for "same"
+    with pytest.raises(ContentError, match="same"):  # equal values need a word for "same"
         render(tmp_path, body, tables={"t": dict(TABLES["t"], a=2.0, b=2.0)})
 
 
 # ---- every built deck ---------------------------------------------------------------
 
-BLOCKS = {"p", "li", "td", "th", "h1", "h2", "h3", "h4", "div", "section", "aside", "figcaption", "caption",
-          "tr", "ul", "ol", "table", "figure", "pre", "br", "nav", "blockquote", "title", "desc", "text", "g", "svg"}
+BLOCKS = {
+    "p",
+    "li",
+    "td",
+    "th",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "div",
+    "section",
+    "aside",
+    "figcaption",
+    "caption",
+    "tr",
+    "ul",
+    "ol",
+    "table",
+    "figure",
+    "pre",
+    "br",
+    "nav",
+    "blockquote",
+    "title",
+    "desc",
+    "text",
+    "g",
+    "svg",
+}
 SKIP = {"code", "pre", "script", "style", "annotation", "math", "svg"}
 GLUED = re.compile(r"[a-z)\]][.!?;][A-Z][a-z]|[.!?]-\s")
 
@@ -133,8 +183,13 @@ class _Text(HTMLParser):
 
 def prose(html: str) -> str:
     # drop math and code wholesale (nested spans make tag counting fragile)
-    html = re.sub(r'<span class="katex">.*?</annotation></semantics></math></span><span class="katex-html".*?'
-                  r'(?=<span class="katex">|</p>|</li>|</td>|</div>)', " ", html, flags=re.S)
+    html = re.sub(
+        r'<span class="katex">.*?</annotation></semantics></math></span><span class="katex-html".*?'
+        r'(?=<span class="katex">|</p>|</li>|</td>|</div>)',
+        " ",
+        html,
+        flags=re.S,
+    )
     html = re.sub(r"<(code|pre|script|style|svg)\b.*?</\1>", " ", html, flags=re.S)
     parser = _Text()
     parser.feed(html)
@@ -147,7 +202,7 @@ def test_no_sentence_is_glued_to_the_next(site_dir, slug):
         if not page.exists():
             continue
         text = prose(page.read_text(encoding="utf-8"))
-        glued = [text[max(0, m.start() - 30):m.end() + 20] for m in GLUED.finditer(text)]
+        glued = [text[max(0, m.start() - 30) : m.end() + 20] for m in GLUED.finditer(text)]
         assert not glued, f"{page.name}: text glued without a space: {glued[:5]}"
 
 
@@ -176,6 +231,7 @@ def test_every_real_deck_passes_the_guards():
     so a hand-typed digit, a number computed in Jinja or a swapped direction word in
     any deck fails here (and in `make site`)."""
     from site_builder.build import load_tables  # noqa: PLC0415
+
     inp = Inputs()
     tables = load_tables(inp.tables, inp.root)
     renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
@@ -190,16 +246,20 @@ def test_the_test_targets_sentence_counts_the_test_windows():
     before "test targets" must be the test split's window count, as the corpus
     audit records it (models/corpus_audit.json, written upstream of the tables)."""
     import json  # noqa: PLC0415
+
     from site_builder.build import load_tables  # noqa: PLC0415
+
     inp = Inputs()
     renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
     html = html_of(renderer.render_file(inp.content / "decks" / "results.md", load_tables(inp.tables, inp.root)))
-    audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text(encoding="utf-8"))
+    audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
     counts = re.findall(r'<span class="v" data-source="([^"]+)"[^>]*>([^<]+)</span> test targets', html)
     assert counts, "the results deck no longer says over how many test targets it measured perplexity"
     want = audit["splits"]["test"]["windows"]
     for source, text in counts:
-        assert text.replace(",", "") == str(want), f"{source} prints {text} test targets; the test split has {want:,} windows"
+        assert text.replace(",", "") == str(want), (
+            f"{source} prints {text} test targets; the test split has {want:,} windows"
+        )
 
 
 def test_the_results_takeaway_word_follows_the_measured_means():
@@ -208,13 +268,16 @@ def test_the_results_takeaway_word_follows_the_measured_means():
     heads move perplexity must follow the numbers printed beside it, so a typed
     "lower"/"raise" (or a flipped word pair) fails."""
     from site_builder.build import load_tables  # noqa: PLC0415
+
     inp = Inputs()
     tables = load_tables(inp.tables, inp.root)
     worked = tables["results_worked"]
     if not worked.get("available"):
         pytest.fail("results_worked is not available: run `make site` (export.tables) first")
     flipped = dict(tables, results_worked=dict(worked, mean=worked["baseline_mean"], baseline_mean=worked["mean"]))
-    sentence = re.compile(r"four heads give a [\d.]+% (\w+) mean test perplexity than one head \(([\d.]+) vs ([\d.]+)\)")
+    sentence = re.compile(
+        r"four heads give a [\d.]+% (\w+) mean test perplexity than one head \(([\d.]+) vs ([\d.]+)\)"
+    )
     words = []
     for t in (tables, flipped):
         renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)

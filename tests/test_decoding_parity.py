@@ -7,21 +7,30 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import random
 import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
-import math
-
 import numpy as np
+import pytest
 import torch
 
-from export.decoding import (BANNED, Mulberry32, check_filters, context_window, generate, greedy_choice,
-                             kept_ids, ranking, sampled_choice, sampling_weights, start_history)
-from models.settings import CONTEXT
+from common.settings import CONTEXT
+from export.decoding import (
+    BANNED,
+    Mulberry32,
+    check_filters,
+    context_window,
+    generate,
+    greedy_choice,
+    kept_ids,
+    ranking,
+    sampled_choice,
+    sampling_weights,
+    start_history,
+)
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, detokenize, normalize, tokenize
 
 FIXTURES = Path(__file__).parent / "fixtures_lab"
@@ -31,8 +40,14 @@ NODE = shutil.which("node")
 
 def run_node(request: dict) -> dict:
     assert NODE, "Node.js is required for the JavaScript side of these tests"
-    proc = subprocess.run([NODE, "--no-warnings", str(FIXTURES / "node_core.mjs")], input=json.dumps(request),
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    proc = subprocess.run(
+        [NODE, "--no-warnings", str(FIXTURES / "node_core.mjs")],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -40,9 +55,9 @@ def run_node(request: dict) -> dict:
 def random_rows(n: int, width: int, seed: int) -> list[list[float]]:
     rng = random.Random(seed)
     rows = [[rng.gauss(0.0, 3.0) for _ in range(width)] for _ in range(n)]
-    rows[0][7] = rows[0][9] = max(rows[0]) + 1.0          # a tie: the lower ID must win
-    rows[1][UNK_ID] = rows[1][BOS_ID] = rows[1][PAD_ID] = 100.0   # banned IDs must never win
-    rows[2][EOS_ID] = 50.0                                 # EOS may win
+    rows[0][7] = rows[0][9] = max(rows[0]) + 1.0  # a tie: the lower ID must win
+    rows[1][UNK_ID] = rows[1][BOS_ID] = rows[1][PAD_ID] = 100.0  # banned IDs must never win
+    rows[2][EOS_ID] = 50.0  # EOS may win
     return rows
 
 
@@ -53,47 +68,96 @@ def case(vocab):
     V = 40
     bigram = [[rng.gauss(0.0, 2.0) for _ in range(V)] for _ in range(V)]
     for row in bigram[4:]:
-        row[EOS_ID] = -1.0          # stories end now and then
-    generate_cases = [
-        {"prompt_ids": [], "mode": "greedy", "temperature": 1.0, "seed": 0, "limit": 24},
-        {"prompt_ids": [5, 6, 7], "mode": "greedy", "temperature": 1.0, "seed": 0, "limit": 10},
-        {"prompt_ids": list(range(4, 40)) * 3, "mode": "greedy", "temperature": 1.0, "seed": 0, "limit": 30},
-    ] + [{"prompt_ids": [4 + s % 30, 9], "mode": "sampled", "temperature": t, "seed": s, "limit": 40}
-         for s in (0, 7, 123456789, 4294967295) for t in (0.5, 0.9, 1.7)] + [
-        {"prompt_ids": [4 + s % 30, 9], "mode": "sampled", "temperature": t, "seed": s, "limit": 40, "top_k": k, "top_p": p}
-        for s in (3, 99) for t in (0.7, 1.5) for k, p in ((5, 1.0), (0, 0.6), (8, 0.8), (1, 1.0), (0, 1e-9))]
+        row[EOS_ID] = -1.0  # stories end now and then
+    generate_cases = (
+        [
+            {"prompt_ids": [], "mode": "greedy", "temperature": 1.0, "seed": 0, "limit": 24},
+            {"prompt_ids": [5, 6, 7], "mode": "greedy", "temperature": 1.0, "seed": 0, "limit": 10},
+            {"prompt_ids": list(range(4, 40)) * 3, "mode": "greedy", "temperature": 1.0, "seed": 0, "limit": 30},
+        ]
+        + [
+            {"prompt_ids": [4 + s % 30, 9], "mode": "sampled", "temperature": t, "seed": s, "limit": 40}
+            for s in (0, 7, 123456789, 4294967295)
+            for t in (0.5, 0.9, 1.7)
+        ]
+        + [
+            {
+                "prompt_ids": [4 + s % 30, 9],
+                "mode": "sampled",
+                "temperature": t,
+                "seed": s,
+                "limit": 40,
+                "top_k": k,
+                "top_p": p,
+            }
+            for s in (3, 99)
+            for t in (0.7, 1.5)
+            for k, p in ((5, 1.0), (0, 0.6), (8, 0.8), (1, 1.0), (0, 1e-9))
+        ]
+    )
     id_lists = [vocab.encode(s) for s in TRICKY["strings"]] + [[BOS_ID, 10, 11, 12, UNK_ID, EOS_ID]]
-    blobs = [b"", b"a", b"abc", bytes(range(256)) * 5, b"x" * 55, b"y" * 56, b"z" * 64, b"q" * 119,
-             (FIXTURES / "tricky_strings.json").read_bytes()]
+    blobs = [
+        b"",
+        b"a",
+        b"abc",
+        bytes(range(256)) * 5,
+        b"x" * 55,
+        b"y" * 56,
+        b"z" * 64,
+        b"q" * 119,
+        (FIXTURES / "tricky_strings.json").read_bytes(),
+    ]
     rows = random_rows(6, 300, 1)
     filters = [(0, 1.0), (1, 1.0), (5, 1.0), (0, 0.5), (0, 0.95), (10, 0.7), (0, 1e-9), (300, 0.99)]
     score_ids = [{"ids": [], "eos": True}, {"ids": [5, 6], "eos": False}, {"ids": list(range(4, 90)), "eos": True}]
     request = {
-        "strings": TRICKY["strings"], "token_lists": TRICKY["token_lists"], "vocab": vocab.itos,
-        "id_lists": id_lists, "seeds": [0, 1, 7, 42, 2**31 - 1, 2**32 - 1], "draws": 2000,
+        "strings": TRICKY["strings"],
+        "token_lists": TRICKY["token_lists"],
+        "vocab": vocab.itos,
+        "id_lists": id_lists,
+        "seeds": [0, 1, 7, 42, 2**31 - 1, 2**32 - 1],
+        "draws": 2000,
         "histories": [[], [BOS_ID], list(range(1, 64)), list(range(1, 65)), list(range(1, 200))],
         "logit_rows": rows,
-        "sampled": [{"row": r, "temperature": t, "seed": s, "draws": 200}
-                    for r in rows[:4] for t, s in ((0.9, 7), (0.3, 1), (2.5, 99))]
-                   + [{"row": r, "temperature": t, "seed": s, "draws": 200, "top_k": k, "top_p": p}
-                      for r in rows[:4] for t, s in ((0.9, 7), (2.5, 99)) for k, p in filters],
-        "kept": [{"row": r, "temperature": t, "top_k": k, "top_p": p}
-                 for r in rows for t in (0.5, 1.0, 2.0) for k, p in filters],
+        "sampled": [
+            {"row": r, "temperature": t, "seed": s, "draws": 200}
+            for r in rows[:4]
+            for t, s in ((0.9, 7), (0.3, 1), (2.5, 99))
+        ]
+        + [
+            {"row": r, "temperature": t, "seed": s, "draws": 200, "top_k": k, "top_p": p}
+            for r in rows[:4]
+            for t, s in ((0.9, 7), (2.5, 99))
+            for k, p in filters
+        ],
+        "kept": [
+            {"row": r, "temperature": t, "top_k": k, "top_p": p}
+            for r in rows
+            for t in (0.5, 1.0, 2.0)
+            for k, p in filters
+        ],
         "bad_filters": [[-1, 1.0], [1.5, 1.0], [0, 0.0], [0, 1.5], [0, -0.1], [2, 1.0]],
         "score_rows": [{"row": r, "target": t} for r in rows for t in (0, 2, 17, 299)],
         "score_ids": score_ids,
         "score_logprobs": [[], [-0.5], [-1.0, -2.0, -0.25]],
-        "bigram": bigram, "generate": generate_cases,
-        "context": CONTEXT,   # the lab reads it from onnx/metadata.json, which export writes from models.settings
+        "bigram": bigram,
+        "generate": generate_cases,
+        "context": CONTEXT,  # the lab reads it from onnx/metadata.json, which export writes from common.settings
         "buffers_b64": [base64.b64encode(b).decode() for b in blobs],
     }
-    return {"request": request, "js": run_node(request), "blobs": blobs, "bigram": bigram, "id_lists": id_lists,
-            "score_ids": score_ids}
+    return {
+        "request": request,
+        "js": run_node(request),
+        "blobs": blobs,
+        "bigram": bigram,
+        "id_lists": id_lists,
+        "score_ids": score_ids,
+    }
 
 
 def test_tricky_strings_cover_the_required_kinds():
     joined = "".join(TRICKY["strings"])
-    for needle in ("'", "\u2019", "\u201c", "12", "\u00e9", "\U0001F436", "\u732b", "\u0000", "\u202e", "<script>"):
+    for needle in ("'", "\u2019", "\u201c", "12", "\u00e9", "\U0001f436", "\u732b", "\u0000", "\u202e", "<script>"):
         assert needle in joined
     assert "" in TRICKY["strings"]
 
@@ -110,7 +174,7 @@ def test_tokenizer_examples_from_the_spec(case):
     assert js["Lily can't find 12 balls!"] == ["lily", "can't", "find", "12", "balls", "!"]
     assert js["redder!"] == ["redder", "!"]
     assert js[""] == [] and js["   "] == []
-    assert len(js["I \u2764\ufe0f my \U0001F436! \U0001F469\u200d\U0001F469\u200d\U0001F467"]) > 4
+    assert len(js["I \u2764\ufe0f my \U0001f436! \U0001f469\u200d\U0001f469\u200d\U0001f467"]) > 4
 
 
 def test_detokenize_agrees(case):
@@ -131,7 +195,7 @@ def test_mulberry32_is_bit_identical(case):
     for seed, js_values in zip(case["request"]["seeds"], case["js"]["mulberry32"]):
         rng = Mulberry32(seed)
         py_values = [rng.next() for _ in range(case["request"]["draws"])]
-        assert js_values == py_values            # exact float equality, every draw
+        assert js_values == py_values  # exact float equality, every draw
         assert all(0.0 <= v < 1.0 for v in py_values)
         assert len(set(py_values)) > 1990
 
@@ -140,14 +204,14 @@ def test_context_window_agrees(case):
     for history, js in zip(case["request"]["histories"], case["js"]["context_window"]):
         ours = context_window(history)
         assert js == ours and len(ours) == 64
-        assert ours[-len(history):] == history[-64:] if history else ours == [PAD_ID] * 64
+        assert ours[-len(history) :] == history[-64:] if history else ours == [PAD_ID] * 64
 
 
 def test_greedy_choice_agrees_and_follows_the_rule(case):
     rows = case["request"]["logit_rows"]
     ours = [greedy_choice(r) for r in rows]
     assert case["js"]["greedy"] == ours
-    assert ours[0] == 7                          # tie between 7 and 9: the lowest ID
+    assert ours[0] == 7  # tie between 7 and 9: the lowest ID
     assert ours[1] not in BANNED
     assert ours[2] == EOS_ID
 
@@ -155,7 +219,7 @@ def test_greedy_choice_agrees_and_follows_the_rule(case):
 def test_sampled_choice_agrees(case):
     for spec, js in zip(case["request"]["sampled"], case["js"]["sampled"]):
         if "top_k" in spec:
-            continue                             # test_sampled_choice_with_top_k_top_p_agrees
+            continue  # test_sampled_choice_with_top_k_top_p_agrees
         rng = Mulberry32(spec["seed"])
         ours = [sampled_choice(spec["row"], spec["temperature"], rng) for _ in range(spec["draws"])]
         assert js == ours
@@ -176,9 +240,16 @@ def test_sampling_weights_are_a_tempered_softmax_over_allowed_ids():
 def test_generation_loop_agrees(case):
     bigram = case["bigram"]
     for spec, js in zip(case["request"]["generate"], case["js"]["generate"]):
-        ours = generate(lambda ctx: bigram[ctx[-1]], spec["prompt_ids"], mode=spec["mode"],
-                        temperature=spec["temperature"], seed=spec["seed"], limit=spec["limit"],
-                        top_k=spec.get("top_k", 0), top_p=spec.get("top_p", 1.0))
+        ours = generate(
+            lambda ctx: bigram[ctx[-1]],
+            spec["prompt_ids"],
+            mode=spec["mode"],
+            temperature=spec["temperature"],
+            seed=spec["seed"],
+            limit=spec["limit"],
+            top_k=spec.get("top_k", 0),
+            top_p=spec.get("top_p", 1.0),
+        )
         assert js == ours
         assert ours["calls"] == len(ours["ids"]) + (ours["stop"] == "eos")
         assert EOS_ID not in ours["ids"] and not set(ours["ids"]) & BANNED
@@ -192,15 +263,21 @@ def test_js_sha256_fallback_matches_hashlib(case):
 
 # ---------------------------------------------------------------- top-k / top-p
 
+
 def test_sampled_choice_with_top_k_top_p_agrees(case):
     filtered = [s for s in case["request"]["sampled"] if "top_k" in s]
-    js = case["js"]["sampled"][-len(filtered):]
+    js = case["js"]["sampled"][-len(filtered) :]
     assert len(filtered) == 64
     for spec, got in zip(filtered, js):
         rng = Mulberry32(spec["seed"])
-        ours = [sampled_choice(spec["row"], spec["temperature"], rng, spec["top_k"], spec["top_p"]) for _ in range(spec["draws"])]
+        ours = [
+            sampled_choice(spec["row"], spec["temperature"], rng, spec["top_k"], spec["top_p"])
+            for _ in range(spec["draws"])
+        ]
         assert got == ours, (spec["top_k"], spec["top_p"])
-        keep = set(kept_ids(spec["row"], sampling_weights(spec["row"], spec["temperature"]), spec["top_k"], spec["top_p"]))
+        keep = set(
+            kept_ids(spec["row"], sampling_weights(spec["row"], spec["temperature"]), spec["top_k"], spec["top_p"])
+        )
         assert set(ours) <= keep
 
 
@@ -211,20 +288,20 @@ def test_kept_ids_follow_the_rule_and_agree(case):
         ours = kept_ids(row, weights, k, p)
         assert js == ours
         order = ranking(row)
-        assert ours == order[:len(ours)]                     # a prefix of the ranking
+        assert ours == order[: len(ours)]  # a prefix of the ranking
         assert not set(ours) & BANNED
         if k:
             assert len(ours) <= k
         pool = order[:k] if k else order
         share = sum(weights[i] for i in ours) / sum(weights[i] for i in pool)
         if p < 1.0:
-            assert share >= p - 1e-12                          # reaches top_p ...
-            if len(ours) > 1:                                  # ... and is the shortest prefix that does
+            assert share >= p - 1e-12  # reaches top_p ...
+            if len(ours) > 1:  # ... and is the shortest prefix that does
                 assert (share - weights[ours[-1]] / sum(weights[i] for i in pool)) < p
         else:
             assert ours == pool
         if k == 1 or p == 1e-9:
-            assert ours == [greedy_choice(row)]              # top_k=1 / tiny top_p keep only the greedy choice
+            assert ours == [greedy_choice(row)]  # top_k=1 / tiny top_p keep only the greedy choice
 
 
 def test_ranking_breaks_ties_by_lower_id():
@@ -252,8 +329,16 @@ def test_top_k_one_and_tiny_top_p_equal_greedy(case):
     greedy = generate(lambda ctx: bigram[ctx[-1]], [9, 10], mode="greedy", limit=30)
     for k, p in ((1, 1.0), (0, 1e-9)):
         for seed in (0, 5, 77):
-            sampled = generate(lambda ctx: bigram[ctx[-1]], [9, 10], mode="sampled", temperature=1.3, seed=seed,
-                               limit=30, top_k=k, top_p=p)
+            sampled = generate(
+                lambda ctx: bigram[ctx[-1]],
+                [9, 10],
+                mode="sampled",
+                temperature=1.3,
+                seed=seed,
+                limit=30,
+                top_k=k,
+                top_p=p,
+            )
             assert sampled == greedy
 
 
@@ -278,6 +363,7 @@ def test_inspect_distributions_are_the_sampling_rule(case):
 
 # ---------------------------------------------------------------- score mode maths
 
+
 def test_score_maths_agree_with_torch(case):
     for spec, js in zip(case["request"]["score_rows"], case["js"]["log_probability"]):
         want = torch.log_softmax(torch.tensor(spec["row"], dtype=torch.float64), -1)[spec["target"]].item()
@@ -286,7 +372,7 @@ def test_score_maths_agree_with_torch(case):
         targets = spec["ids"] + ([EOS_ID] if spec["eos"] else [])
         history = start_history(spec["ids"])
         assert js["targets"] == targets
-        assert js["contexts"] == [context_window(history[:t + 1]) for t in range(len(targets))]
+        assert js["contexts"] == [context_window(history[: t + 1]) for t in range(len(targets))]
     for lps, js in zip(case["request"]["score_logprobs"], case["js"]["summarize"]):
         if not lps:
             assert js["cross_entropy"] is None and js["perplexity"] is None

@@ -16,18 +16,18 @@ import onnx
 import pytest
 import torch
 
+from common.files import sha256_file
+from common.layout import MODELS, ModelsFolder
+from common.settings import EXPORT_DIR as EXPORT
 from export import pipeline
 from export.__main__ import main as export_main
 from export.decoding import generate
 from export.onnx_export import ort_run, ort_session
 from export.parity import attention_matrices
-from models.checkpoints import CHECKPOINT_DIR, load_vocab, save_checkpoint, sha256_file
+from models.checkpoints import load_vocab, save_checkpoint
 from models.corpus import prepare
 from models.nets import KINDS, build, count_parameters
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
-from models.settings import ROOT, EXPORT_DIR as EXPORT
-
-RESULTS = ROOT / "models" / "results.json"
 
 
 def read(name: str):
@@ -73,10 +73,13 @@ def test_onnx_interface(exported, metadata):
         # no source paths inside the file: its bytes do not depend on where the project lives
         assert b"/models/nets.py" not in (exported / f"{kind}.onnx").read_bytes()
         # FP32 weights throughout
-        assert all(t.data_type == onnx.TensorProto.FLOAT for t in proto.graph.initializer
-                   if t.data_type in (onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT))
+        assert all(
+            t.data_type == onnx.TensorProto.FLOAT
+            for t in proto.graph.initializer
+            if t.data_type in (onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT)
+        )
         session = ort_session(exported / f"{kind}.onnx")
-        for batch in (1, 5):                               # dynamic batch
+        for batch in (1, 5):  # dynamic batch
             ids = np.random.default_rng(batch).integers(4, C, size=(batch, 64))
             out = ort_run(session, ids)
             assert out["logits"].shape == (batch, C)
@@ -148,12 +151,16 @@ def test_reference_continuations_follow_the_decoding_rule(parity, presets, torch
         def without_margin(run):
             return {k: v for k, v in run.items() if k != "min_margin"}
 
-        for p in presets[:2]:   # recompute two presets per model from scratch
-            assert generate(logits_fn, p["prompt_ids"], mode="greedy", limit=24) == without_margin(refs[p["id"]]["greedy"])
-            assert generate(logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7,
-                            limit=24) == without_margin(refs[p["id"]]["sampled"])
-            assert generate(logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7, top_k=20,
-                            top_p=0.9, limit=24) == without_margin(refs[p["id"]]["filtered"])
+        for p in presets[:2]:  # recompute two presets per model from scratch
+            assert generate(logits_fn, p["prompt_ids"], mode="greedy", limit=24) == without_margin(
+                refs[p["id"]]["greedy"]
+            )
+            assert generate(
+                logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7, limit=24
+            ) == without_margin(refs[p["id"]]["sampled"])
+            assert generate(
+                logits_fn, p["prompt_ids"], mode="sampled", temperature=0.9, seed=7, top_k=20, top_p=0.9, limit=24
+            ) == without_margin(refs[p["id"]]["filtered"])
         for ref in refs.values():
             for run in ref.values():
                 assert run["stop"] in ("eos", "limit") and len(run["ids"]) <= 24
@@ -162,7 +169,7 @@ def test_reference_continuations_follow_the_decoding_rule(parity, presets, torch
 
 
 def test_metadata_describes_each_model(exported, metadata):
-    results = json.loads(RESULTS.read_text(encoding="utf-8"))
+    results = json.loads(MODELS.results.read_text(encoding="utf-8"))
     vocab = load_vocab()
     assert metadata["vocab_size"] == len(vocab) == 4000
     assert metadata["context"] == 64
@@ -176,7 +183,7 @@ def test_metadata_describes_each_model(exported, metadata):
         assert m["bytes"] == path.stat().st_size
         assert m["sha256"] == sha256_file(path)
         assert m["parameters"] == count_parameters(build(kind))
-        info = json.loads((CHECKPOINT_DIR / f"{kind}.json").read_text(encoding="utf-8"))
+        info = json.loads(MODELS.info(kind).read_text(encoding="utf-8"))
         assert m["selected_step"] == info["selected_step"]
         assert m["checkpoint_sha256"] == info["sha256"]
         run = next(r for r in results["runs"] if r["kind"] == kind and r["seed"] == 11)
@@ -220,50 +227,50 @@ def test_presets(presets):
 
 # ---------------------------------------------------------------- the cache and failures
 
+
 @pytest.fixture(scope="module")
-def scratch_checkpoints(tmp_path_factory) -> Path:
+def scratch_models(tmp_path_factory) -> ModelsFolder:
     """Course-sized, randomly initialized checkpoints with the real vocabulary
     and the committed results (seed-11 test losses 5, 6, 7), so that the
     exporter can run end to end quickly."""
-    root = tmp_path_factory.mktemp("ckpt")
-    ckpt = root / "checkpoints"
-    ckpt.mkdir()
-    shutil.copyfile(CHECKPOINT_DIR / "vocab.json", ckpt / "vocab.json")
-    results = json.loads(RESULTS.read_text(encoding="utf-8"))
+    folder = ModelsFolder(tmp_path_factory.mktemp("models"))
+    folder.checkpoints.mkdir()
+    shutil.copyfile(MODELS.vocab, folder.vocab)
+    results = json.loads(MODELS.results.read_text(encoding="utf-8"))
     for i, kind in enumerate(KINDS):
         torch.manual_seed(100 + i)
         model = build(kind)
-        save_checkpoint(model, {"seed": 11, "selected_step": 750, "profile": "course", "test_loss": 5.0}, ckpt)
+        save_checkpoint(model, {"seed": 11, "selected_step": 750, "profile": "course", "test_loss": 5.0}, folder)
         run = next(r for r in results["runs"] if r["kind"] == kind and r["seed"] == 11)
         run.update(test_loss=5.0 + i, test_perplexity=float(np.exp(5.0 + i)))
-    (root / "results.json").write_text(json.dumps(results))
-    return ckpt
+    folder.results.write_text(json.dumps(results))
+    return folder
 
 
-def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_checkpoints, tmp_path, capsys):
+def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_models, tmp_path, capsys):
     out = tmp_path / "export"
-    assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "exported"
+    assert pipeline.run(scratch_models, out, log=lambda *_: None) == "exported"
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["models"]["attn1"]["seed_run"]["test_loss"] == 6.0
     assert meta["models"]["attn1"]["aggregate"]["seeds"] == [11, 29, 47]
     stamp = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
-    assert pipeline.run(scratch_checkpoints, out, log=lambda *_: None) == "skipped"
+    assert pipeline.run(scratch_models, out, log=lambda *_: None) == "skipped"
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == stamp
 
     # a changed checkpoint changes the key, so the export would run again
-    key = pipeline.input_key(scratch_checkpoints, scratch_checkpoints.parent / "results.json")
+    key = pipeline.input_key(scratch_models)
     torch.manual_seed(999)
-    save_checkpoint(build("attn1"), {"seed": 11, "selected_step": 1500, "profile": "course"}, scratch_checkpoints)
-    new_key = pipeline.input_key(scratch_checkpoints, scratch_checkpoints.parent / "results.json")
+    save_checkpoint(build("attn1"), {"seed": 11, "selected_step": 1500, "profile": "course"}, scratch_models)
+    new_key = pipeline.input_key(scratch_models)
     assert new_key != key and not pipeline.up_to_date(out, new_key)
 
     # a corrupt checkpoint stops the export with a message naming the file; the old output stays
-    weights = scratch_checkpoints / "mlp.safetensors"
+    weights = scratch_models.weights("mlp")
     data = bytearray(weights.read_bytes())
     data[len(data) // 2] ^= 0xFF
     weights.write_bytes(bytes(data))
     before = (out / "metadata.json").read_bytes()
-    assert export_main(["--checkpoints", str(scratch_checkpoints), "--out", str(out), "--force"]) == 2
+    assert export_main(["--models", str(scratch_models.root), "--out", str(out), "--force"]) == 2
     err = capsys.readouterr().err
     assert str(weights) in err and "corrupt" in err
     assert (out / "metadata.json").read_bytes() == before
@@ -271,16 +278,16 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_checkpo
     assert not (tmp_path / "export.staging").exists()
 
     # a missing checkpoint is named too
-    (scratch_checkpoints / "attn4.json").unlink()
-    assert export_main(["--checkpoints", str(scratch_checkpoints), "--out", str(out)]) == 2
-    assert str(scratch_checkpoints / "attn4.json") in capsys.readouterr().err
+    scratch_models.info("attn4").unlink()
+    assert export_main(["--models", str(scratch_models.root), "--out", str(out)]) == 2
+    assert str(scratch_models.info("attn4")) in capsys.readouterr().err
     assert (out / "metadata.json").read_bytes() == before
 
 
 def test_up_to_date_notices_a_damaged_output(exported, tmp_path):
     out = tmp_path / "copy"
     shutil.copytree(exported, out)
-    key = pipeline.input_key(CHECKPOINT_DIR, RESULTS)
+    key = pipeline.input_key(MODELS)
     assert pipeline.up_to_date(out, key)
     (out / "attn4.onnx").write_bytes(b"not a model")
     assert not pipeline.up_to_date(out, key)

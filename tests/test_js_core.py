@@ -16,6 +16,7 @@ def test_web_core_node_unit_tests_pass():
     assert len(files) >= 4
     proc = subprocess.run([node, "--test", *files], cwd=ROOT, capture_output=True, text=True, timeout=300)
     summary = [line for line in proc.stdout.splitlines() if line.startswith(("# pass", "# fail"))]
-    assert proc.returncode == 0 and summary == ["# pass " + summary[0].split()[-1], "# fail 0"], \
+    assert proc.returncode == 0 and summary == ["# pass " + summary[0].split()[-1], "# fail 0"], (
         proc.stdout[-4000:] + proc.stderr[-2000:]
+    )
     assert int(summary[0].split()[-1]) >= 30

@@ -13,14 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
 from conftest import BASE_FLAGS, CHROMIUM, PageWatch, linked_site
-from site_builder.serve import start_server
+
+from common.settings import SITE_ONNX
 from export.decoding import context_window, start_history
 from export.parity import attention_matrices, teacher_forced
 from models.checkpoints import load_checkpoint
-from models.settings import SITE_ONNX
 from models.tokenizer import UNK_ID, tokenize
+from site_builder.serve import start_server
 
 BACKENDS = ["wasm", "webgpu"]
 KINDS = ["mlp", "attn1", "attn4"]
@@ -31,7 +31,8 @@ def call(page, expression: str, arg=None, timeout_s: float = 300):
     """page.evaluate of an async function body, failing (not hanging) after timeout_s."""
     script = f"""async (arg) => {{
         const work = (async () => {{ {expression} }})();
-        const limit = new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after {timeout_s} s')), {int(timeout_s * 1000)}));
+        const limit = new Promise((_, reject) =>
+            setTimeout(() => reject(new Error('timed out after {timeout_s} s')), {int(timeout_s * 1000)}));
         return Promise.race([work, limit]);
     }}"""
     return page.evaluate(script, arg)
@@ -40,13 +41,6 @@ def call(page, expression: str, arg=None, timeout_s: float = 300):
 def open_lab(page, url: str, query: str = ""):
     page.goto(f"{url}/lab/{query}")
     return call(page, "return await window.lab.ready;", timeout_s=240)
-
-
-@pytest.fixture(scope="module")
-def references(site_dir):
-    onnx = site_dir / SITE_ONNX
-    return {name: json.loads((onnx / f"{name}.json").read_text(encoding="utf-8"))
-            for name in ("metadata", "parity", "presets")}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +56,7 @@ def lab(browser, site_url):
 
 
 # ---------------------------------------------------------------- loading
+
 
 def test_page_loads_clean_with_webgpu_and_shows_results(page, site_url, references):
     # forced: automatic never picks SwiftShader (tests/test_lab_runtime.py)
@@ -115,14 +110,19 @@ def test_dataset_presets_show_their_source_story(page, site_url, references):
 
 # ---------------------------------------------------------------- parity with PyTorch
 
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_browser_logits_match_pytorch(lab, references, backend):
     parity = references["parity"]
     contexts = [c["ids"] for c in parity["contexts"]]
     for kind in KINDS:
-        out = call(lab, """const r = await window.lab.run(arg.kind, arg.contexts, {backend: arg.backend});
-                           return {logits: r.logits.map((row) => Array.from(row)), attention: r.attention, backend: r.backend};""",
-                   {"kind": kind, "contexts": contexts, "backend": backend})
+        out = call(
+            lab,
+            """const r = await window.lab.run(arg.kind, arg.contexts, {backend: arg.backend});
+                           return {logits: r.logits.map((row) => Array.from(row)), attention: r.attention,
+                                   backend: r.backend};""",
+            {"kind": kind, "contexts": contexts, "backend": backend},
+        )
         assert out["backend"] == backend
         got = np.array(out["logits"])
         want = np.array(parity["logits"][kind])
@@ -134,17 +134,23 @@ def test_browser_logits_match_pytorch(lab, references, backend):
     assert not lab.watch.errors and not lab.watch.outside
 
 
-@pytest.mark.parametrize("backend,mode", [(b, m) for b in BACKENDS for m in ("greedy", "sampled")] + [("wasm", "filtered")])
+@pytest.mark.parametrize(
+    "backend,mode", [(b, m) for b in BACKENDS for m in ("greedy", "sampled")] + [("wasm", "filtered")]
+)
 def test_browser_continuations_match_python(lab, references, backend, mode):
     """Every preset, every model: the lab's decoding loop on browser logits gives
     PyTorch's continuation. The presets go through one lab.generateMany call
     (each model's presets share its batched calls; each still decodes alone)."""
     parity = references["parity"]
     presets = references["presets"]
-    settings = {"mode": "greedy" if mode == "greedy" else "sampled", "limit": parity["decoding"]["limit"],
-                "backend": backend, "prompts": [p["prompt"] for p in presets]}
+    settings = {
+        "mode": "greedy" if mode == "greedy" else "sampled",
+        "limit": parity["decoding"]["limit"],
+        "backend": backend,
+        "prompts": [p["prompt"] for p in presets],
+    }
     if mode != "greedy":
-        settings.update(parity["decoding"][mode])      # "filtered": top-k then top-p
+        settings.update(parity["decoding"][mode])  # "filtered": top-k then top-p
     results = call(lab, "return await window.lab.generateMany(arg);", settings)
     assert len(results) == len(presets)
     for preset, result in zip(presets, results):
@@ -152,8 +158,11 @@ def test_browser_continuations_match_python(lab, references, backend, mode):
         for kind in KINDS:
             got = result["models"][kind]
             want = parity["continuations"][kind][preset["id"]][mode]
-            assert (got["ids"], got["stop"], got["calls"]) == (want["ids"], want["stop"], want["calls"]), \
-                (preset["id"], kind, f"closest reference decision: {want['min_margin']:.2e}")
+            assert (got["ids"], got["stop"], got["calls"]) == (want["ids"], want["stop"], want["calls"]), (
+                preset["id"],
+                kind,
+                f"closest reference decision: {want['min_margin']:.2e}",
+            )
             assert got["backend"] == backend
     # the page shows the first preset's continuations
     shown = lab.locator('.model-card[data-kind="attn4"] .tok.gen').count()
@@ -165,9 +174,19 @@ def test_browser_continuations_match_python(lab, references, backend, mode):
 def test_top_k_one_and_tiny_top_p_sample_the_greedy_continuation(lab, references, filters):
     parity = references["parity"]
     presets = references["presets"]
-    results = call(lab, "return await window.lab.generateMany(arg);",
-                   {"mode": "sampled", "temperature": 1.7, "seed": 3, "limit": parity["decoding"]["limit"],
-                    "backend": "wasm", "prompts": [p["prompt"] for p in presets], **filters})
+    results = call(
+        lab,
+        "return await window.lab.generateMany(arg);",
+        {
+            "mode": "sampled",
+            "temperature": 1.7,
+            "seed": 3,
+            "limit": parity["decoding"]["limit"],
+            "backend": "wasm",
+            "prompts": [p["prompt"] for p in presets],
+            **filters,
+        },
+    )
     for preset, result in zip(presets, results):
         for kind in KINDS:
             want = parity["continuations"][kind][preset["id"]]["greedy"]
@@ -179,7 +198,7 @@ def score_texts(references):
     their EOS, as in the test evaluation), and typed text with unknown words,
     markup and more than 64 tokens."""
     stories = [(p["source"]["text"], True) for p in references["presets"] if p["source"]]
-    typed = ("The quantum lecture covered gluons!! <b>Then</b> the little dog said \"hi\" & ran home. " * 4, False)
+    typed = ('The quantum lecture covered gluons!! <b>Then</b> the little dog said "hi" & ran home. ' * 4, False)
     return stories + [typed, ("x", False)]
 
 
@@ -188,12 +207,17 @@ def test_score_matches_pytorch_teacher_forcing(lab, references, torch_models, vo
     """lab.score's per-token probabilities, cross-entropy and perplexity equal
     PyTorch's teacher-forced values (export/parity.py teacher_forced)."""
     texts = score_texts(references)
-    if backend == "webgpu":       # SwiftShader is slow: the held-out story and the typed texts
+    if backend == "webgpu":  # SwiftShader is slow: the held-out story and the typed texts
         held_out = next(p for p in references["presets"] if p["group"] == "Held-out test story")
         texts = [(held_out["source"]["text"], True)] + texts[-2:]
-    got = call(lab, """const out = [];
+    got = call(
+        lab,
+        """const out = [];
         for (const [text, eos] of arg.texts) out.push(await window.lab.score({text, eos, backend: arg.backend}));
-        return out;""", {"texts": texts, "backend": backend}, timeout_s=600)
+        return out;""",
+        {"texts": texts, "backend": backend},
+        timeout_s=600,
+    )
     worst_p = worst_ce = 0.0
     for (text, eos), result in zip(texts, got):
         ids = vocab.encode(text)
@@ -204,7 +228,9 @@ def test_score_matches_pytorch_teacher_forcing(lab, references, torch_models, vo
             mine = result["models"][kind]
             assert mine["error"] is None
             assert len(mine["probabilities"]) == len(want["probabilities"])
-            worst_p = max(worst_p, float(np.abs(np.array(mine["probabilities"]) - np.array(want["probabilities"])).max()))
+            worst_p = max(
+                worst_p, float(np.abs(np.array(mine["probabilities"]) - np.array(want["probabilities"])).max())
+            )
             worst_ce = max(worst_ce, abs(mine["cross_entropy"] - want["cross_entropy"]))
             assert mine["perplexity"] == pytest.approx(want["perplexity"], rel=1e-5)
     print(f"score parity on {backend}: max |dp| {worst_p:.2e}, max |dCE| {worst_ce:.2e}")
@@ -219,9 +245,17 @@ def test_score_matches_pytorch_teacher_forcing(lab, references, torch_models, vo
 def test_attention_matrix_matches_forward_details(lab, references, torch_models, backend):
     contexts = [c["ids"] for c in references["parity"]["contexts"]]
     for kind in ("attn1", "attn4"):
-        got = np.array(call(lab, """const out = [];
-            for (const ids of arg.contexts) out.push(await window.lab.attentionMatrix(arg.kind, ids, {backend: arg.backend}));
-            return out;""", {"kind": kind, "contexts": contexts, "backend": backend}))
+        got = np.array(
+            call(
+                lab,
+                """const out = [];
+            for (const ids of arg.contexts) {
+              out.push(await window.lab.attentionMatrix(arg.kind, ids, {backend: arg.backend}));
+            }
+            return out;""",
+                {"kind": kind, "contexts": contexts, "backend": backend},
+            )
+        )
         want = attention_matrices(torch_models[kind], contexts)
         heads = references["metadata"]["models"][kind]["heads"]
         assert got.shape == want.shape == (len(contexts), heads, 64, 64)
@@ -238,9 +272,19 @@ def test_single_prompt_generation_matches_python(lab, references):
     """The ordinary one-prompt path (what the Generate button runs), on WebGPU."""
     parity = references["parity"]
     preset = next(p for p in references["presets"] if p["group"] == "Held-out test story")
-    result = call(lab, "return await window.lab.generate(arg);",
-                  {"prompt": preset["prompt"], "mode": "sampled", "limit": 24, "backend": "webgpu", "top_k": 0, "top_p": 1,
-                   **parity["decoding"]["sampled"]})
+    result = call(
+        lab,
+        "return await window.lab.generate(arg);",
+        {
+            "prompt": preset["prompt"],
+            "mode": "sampled",
+            "limit": 24,
+            "backend": "webgpu",
+            "top_k": 0,
+            "top_p": 1,
+            **parity["decoding"]["sampled"],
+        },
+    )
     for kind in KINDS:
         want = parity["continuations"][kind][preset["id"]]["sampled"]
         assert result["models"][kind]["ids"] == want["ids"] and result["models"][kind]["stop"] == want["stop"]
@@ -259,6 +303,7 @@ def test_browser_tokenizer_matches_python(lab, vocab):
 
 # ---------------------------------------------------------------- the page itself
 
+
 def test_token_preview_marks_unknown_words(page, site_url, vocab):
     open_lab(page, site_url)
     prompt = "The zyxqv dragon walked to the quasar, slowly."
@@ -266,9 +311,13 @@ def test_token_preview_marks_unknown_words(page, site_url, vocab):
     page.wait_for_function("document.querySelector('#preset').value === 'custom'")
     expected = ["<BOS>"] + tokenize(prompt)
     page.wait_for_function("n => document.querySelectorAll('#preview .tok').length === n", arg=len(expected))
-    chips = [c[: -len("UNK")] if "unk" in cls.split() else c for c, cls in zip(
-        page.locator("#preview .tok").all_text_contents(),
-        page.locator("#preview .tok").evaluate_all("els => els.map((e) => e.className)"))]
+    chips = [
+        c[: -len("UNK")] if "unk" in cls.split() else c
+        for c, cls in zip(
+            page.locator("#preview .tok").all_text_contents(),
+            page.locator("#preview .tok").evaluate_all("els => els.map((e) => e.className)"),
+        )
+    ]
     assert chips == expected
     unknown = [t for t in tokenize(prompt) if vocab.encode(t) == [UNK_ID]]
     assert unknown, "the prompt should contain unknown words"
@@ -282,7 +331,7 @@ HOSTILE = {
     "whitespace": "   \n\t  \u3000 ",
     "script": "<script>window.__pwned = 1</script> once upon a time",
     "img": '<img src=x onerror="window.__pwned = 2"> the dog',
-    "emoji": "\U0001F436\U0001F431 \u2764\ufe0f \U0001F469\u200d\U0001F469\u200d\U0001F467 fun",
+    "emoji": "\U0001f436\U0001f431 \u2764\ufe0f \U0001f469\u200d\U0001f469\u200d\U0001f467 fun",
     "nul": "nul\u0000char and more\u0000",
     "rtl": "\u202eevil\u202c \u05e9\u05dc\u05d5\u05dd and \u200fthe cat",
     "10k words": " ".join(("the", "little", "dog", "ran", "far", "zorbly", "away.")[i % 7] for i in range(10_000)),
@@ -293,8 +342,13 @@ def test_hostile_prompts_are_text_and_are_cropped(page, site_url, vocab):
     open_lab(page, site_url)
     scripts_before = page.locator("script").count()
     for name, prompt in HOSTILE.items():
-        page.evaluate("(v) => { const t = document.querySelector('#prompt'); t.value = v; t.dispatchEvent(new Event('input')); }", prompt)
-        result = call(page, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 3, backend: 'wasm'});", prompt)
+        page.evaluate(
+            "(v) => { const t = document.querySelector('#prompt'); t.value = v; t.dispatchEvent(new Event('input')); }",
+            prompt,
+        )
+        result = call(
+            page, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 3, backend: 'wasm'});", prompt
+        )
         ids = vocab.encode(prompt)
         assert result["prompt_ids"] == ids, name
         assert result["history_length"] == len(ids) + 1
@@ -304,11 +358,15 @@ def test_hostile_prompts_are_text_and_are_cropped(page, site_url, vocab):
             assert got["first_context"] == context_window(start_history(ids)), (name, kind)
         assert page.evaluate("window.__pwned") is None, name
         assert page.locator("img").count() == 0 and page.locator("script").count() == scripts_before
-        assert page.locator("#preview .tok").count() <= 65      # only the last 64 IDs (+ a cropped marker)
+        assert page.locator("#preview .tok").count() <= 65  # only the last 64 IDs (+ a cropped marker)
     # the markup was shown as text, token by token
-    page.evaluate("(v) => { const t = document.querySelector('#prompt'); t.value = v; t.dispatchEvent(new Event('input')); }",
-                  HOSTILE["img"])
-    page.wait_for_function("[...document.querySelectorAll('#preview .tok')].some((e) => e.textContent.startsWith('onerror'))")
+    page.evaluate(
+        "(v) => { const t = document.querySelector('#prompt'); t.value = v; t.dispatchEvent(new Event('input')); }",
+        HOSTILE["img"],
+    )
+    page.wait_for_function(
+        "[...document.querySelectorAll('#preview .tok')].some((e) => e.textContent.startsWith('onerror'))"
+    )
     assert "<" in page.locator("#preview").text_content()
     # the 10,000-word prompt reports the cropping
     page.fill("#prompt", HOSTILE["10k words"])
@@ -317,11 +375,16 @@ def test_hostile_prompts_are_text_and_are_cropped(page, site_url, vocab):
     page.fill("#prompt", HOSTILE["rtl"])
     page.wait_for_function("document.querySelector('#preview').textContent.includes('U+202E')")
     # and the Generate button works on markup too
-    page.evaluate("(v) => { const t = document.querySelector('#prompt'); t.value = v; t.dispatchEvent(new Event('input')); }",
-                  HOSTILE["script"])
+    page.evaluate(
+        "(v) => { const t = document.querySelector('#prompt'); t.value = v; t.dispatchEvent(new Event('input')); }",
+        HOSTILE["script"],
+    )
     page.fill("#limit", "2")
     page.click("#generate")
-    page.wait_for_function("[...document.querySelectorAll('[data-stat=stop]')].every((e) => e.textContent !== '…' && e.textContent !== '–')")
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-stat=stop]')]"
+        ".every((e) => e.textContent !== '…' && e.textContent !== '–')"
+    )
     assert page.evaluate("window.__pwned") is None
     assert "<script>" not in page.locator("#outputs").inner_html().replace("&lt;script&gt;", "")
     page.watch.assert_clean()
@@ -373,7 +436,7 @@ def test_inspect_a_step_shows_top10_and_attention(page, site_url, references, vo
         assert table.get_attribute("data-heads") == str(heads)
         real = [i for i in ctx if i != 0]
         labels = table.locator("th.ctx-label").all_text_contents()
-        assert labels[-1].startswith("▼ ")                 # the query (the newest token) is marked
+        assert labels[-1].startswith("▼ ")  # the query (the newest token) is marked
         assert [t.removeprefix("▼ ") for t in labels] == [vocab.itos[i] for i in real]
         weights = np.array(table.locator("td.cell").evaluate_all("els => els.map((e) => Number(e.dataset.weight))"))
         weights = weights.reshape(heads, len(real))
@@ -411,7 +474,7 @@ def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_pat
         result = call(page, "return await window.lab.generate({prompt: 'the cat', limit: 2});", timeout_s=60)
         assert result["models"]["mlp"]["error"] is None and result["models"]["mlp"]["calls"] >= 1
         assert result["models"]["attn1"]["stop"] == "error" and result["models"]["attn4"]["stop"] == "error"
-        for kind in KINDS:                                 # each card's stop label names its own reason
+        for kind in KINDS:  # each card's stop label names its own reason
             dd = page.locator(f'.model-card[data-kind="{kind}"] [data-stat=stop]')
             want = {"error": "error", "limit": "token limit reached", "eos": "EOS: the model ended the story"}
             assert dd.get_attribute("data-reason") == result["models"][kind]["stop"]
@@ -425,8 +488,9 @@ def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_pat
 
 
 def test_automatic_runtime_falls_back_to_wasm_without_webgpu(playwright_instance, site_url):
-    browser = playwright_instance.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                  args=BASE_FLAGS + ["--disable-blink-features=WebGPU"])
+    browser = playwright_instance.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=BASE_FLAGS + ["--disable-blink-features=WebGPU"]
+    )
     try:
         page = browser.new_page()
         watch = PageWatch(page, site_url)

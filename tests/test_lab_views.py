@@ -13,16 +13,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from test_lab_browser import KINDS, call, open_lab
 
 from export.decoding import BANNED, context_window, kept_ids, sampling_weights, start_history
 from models.tokenizer import detokenize, tokenize
-from test_lab_browser import KINDS, call, open_lab, references  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # What each stop reason must be called on the page (web/lab/view.js STOP_LABELS).
-STOP_LABELS = {"eos": "EOS: the model ended the story", "limit": "token limit reached",
-               "stopped": "stopped by you", "error": "error"}
+STOP_LABELS = {
+    "eos": "EOS: the model ended the story",
+    "limit": "token limit reached",
+    "stopped": "stopped by you",
+    "error": "error",
+}
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +34,7 @@ def lab(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     from conftest import PageWatch
+
     page.watch = PageWatch(page, site_url)
     assert open_lab(page, site_url, "?backend=wasm")["ok"]
     yield page
@@ -37,8 +42,11 @@ def lab(browser, site_url):
 
 
 def set_value(page, selector: str, value: str):
-    page.evaluate("([s, v]) => { const e = document.querySelector(s); e.value = v; e.dispatchEvent(new Event('input', {bubbles: true})); }",
-                  [selector, value])
+    page.evaluate(
+        "([s, v]) => { const e = document.querySelector(s); e.value = v;"
+        " e.dispatchEvent(new Event('input', {bubbles: true})); }",
+        [selector, value],
+    )
 
 
 def stop_labels_match(page, result):
@@ -50,11 +58,23 @@ def stop_labels_match(page, result):
 
 # ---------------------------------------------------------------- inspect panel maths
 
+
 def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch_models, vocab):
     prompt = "Once upon a time, there was a little"
-    result = call(lab, "return await window.lab.generate(arg);",
-                  {"prompt": prompt, "mode": "sampled", "temperature": 0.7, "seed": 11, "limit": 6, "backend": "wasm",
-                   "top_k": 0, "top_p": 1})
+    result = call(
+        lab,
+        "return await window.lab.generate(arg);",
+        {
+            "prompt": prompt,
+            "mode": "sampled",
+            "temperature": 0.7,
+            "seed": 11,
+            "limit": 6,
+            "backend": "wasm",
+            "top_k": 0,
+            "top_p": 1,
+        },
+    )
     step = 2
     lab.click(f'.model-card[data-kind="attn1"] .tok[data-step="{step}"]')
     lab.wait_for_selector('.inspect-model[data-kind="attn4"] table.top10')
@@ -73,7 +93,7 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
         ids = [int(x) for x in rows.evaluate_all("rs => rs.map((r) => r.dataset.id)")]
         assert ids == list(np.argsort(-model, kind="stable")[:10])
         q = rows.locator(".sampled-cell").evaluate_all("cs => cs.map((c) => Number(c.dataset.q))")
-        np.testing.assert_allclose(q, want[ids], rtol=2e-4, atol=1e-6)   # browser vs PyTorch logits differ by ~3e-5
+        np.testing.assert_allclose(q, want[ids], rtol=2e-4, atol=1e-6)  # browser vs PyTorch logits differ by ~3e-5
         texts = rows.locator(".sampled-cell").all_text_contents()
         for i, t, w in zip(ids, texts, want[ids]):
             if i in BANNED:
@@ -113,8 +133,11 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
 
 def test_same_context_comparison_and_score_this(lab, torch_models, vocab):
     prompt = "The dog ran to the park and"
-    result = call(lab, "return await window.lab.generate(arg);",
-                  {"prompt": prompt, "mode": "greedy", "limit": 5, "backend": "wasm"})
+    result = call(
+        lab,
+        "return await window.lab.generate(arg);",
+        {"prompt": prompt, "mode": "greedy", "limit": 5, "backend": "wasm"},
+    )
     lab.click('.model-card[data-kind="mlp"] .tok[data-step="3"]')
     lab.wait_for_selector('.inspect-model[data-kind="attn4"] .context-strip')
     lab.check("#same-context")
@@ -145,7 +168,9 @@ MARKUP = "Tom said <b>hi</b> <? & <!-- not a comment --> &amp; 3 < 4 <script>x</
 
 
 def test_markup_prompt_is_echoed_verbatim_everywhere(lab, vocab):
-    result = call(lab, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 3, backend: 'wasm'});", MARKUP)
+    result = call(
+        lab, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 3, backend: 'wasm'});", MARKUP
+    )
     assert lab.input_value("#prompt") == MARKUP
     tokens = tokenize(MARKUP)
     assert "<" in tokens and "&" in tokens and "amp" in tokens
@@ -153,7 +178,7 @@ def test_markup_prompt_is_echoed_verbatim_everywhere(lab, vocab):
     for kind in KINDS:
         card = lab.locator(f'.model-card[data-kind="{kind}"]')
         assert card.locator(".prompt-echo").text_content() == shown
-        generated = detokenize(tokens + result["models"][kind]["tokens"])[len(shown):]
+        generated = detokenize(tokens + result["models"][kind]["tokens"])[len(shown) :]
         assert card.locator(".continuation").text_content() == shown + generated
     chips = lab.locator("#preview .tok").all_text_contents()
     assert chips == ["<BOS>"] + [t + ("UNK" if vocab.encode(t) == [3] else "") for t in tokens]
@@ -166,12 +191,13 @@ def test_markup_prompt_is_echoed_verbatim_everywhere(lab, vocab):
 
 
 def test_long_prompt_preview_shows_the_last_64_tokens(lab, vocab):
-    text = " ".join(w for w in vocab.itos[4:] if w.isalpha())[:20_000]   # thousands of distinct words
+    text = " ".join(w for w in vocab.itos[4:] if w.isalpha())[:20_000]  # thousands of distinct words
     lab.fill("#prompt", text)
     tokens = tokenize(text)
     assert len(tokens) > 1000 and len(set(tokens[-64:]) & set(tokens[:64])) == 0
-    lab.wait_for_function("n => document.querySelector('#preview .tok.cropped')?.textContent.includes(n)",
-                          arg=f"{len(tokens) + 1 - 64:,}")
+    lab.wait_for_function(
+        "n => document.querySelector('#preview .tok.cropped')?.textContent.includes(n)", arg=f"{len(tokens) + 1 - 64:,}"
+    )
     chips = lab.locator("#preview .tok:not(.cropped)").all_text_contents()
     assert chips == tokens[-64:]
     assert "cropped away" in lab.locator("#preview-summary").text_content()
@@ -179,10 +205,17 @@ def test_long_prompt_preview_shows_the_last_64_tokens(lab, vocab):
 
 # ---------------------------------------------------------------- stop labels
 
+
 def test_stop_labels_match_stop_reasons(lab, references):
     ood = next(p for p in references["presets"] if p["id"] == "ood-technical")
-    eos_kind = next(k for k in KINDS if references["parity"]["continuations"][k]["ood-technical"]["greedy"]["stop"] == "eos")
-    result = call(lab, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 4, backend: 'wasm'});", ood["prompt"])
+    eos_kind = next(
+        k for k in KINDS if references["parity"]["continuations"][k]["ood-technical"]["greedy"]["stop"] == "eos"
+    )
+    result = call(
+        lab,
+        "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 4, backend: 'wasm'});",
+        ood["prompt"],
+    )
     assert result["models"][eos_kind]["stop"] == "eos" and result["models"][eos_kind]["new_tokens"] == 0
     assert {m["stop"] for m in result["models"].values()} == {"eos", "limit"}
     stop_labels_match(lab, result)
@@ -190,30 +223,43 @@ def test_stop_labels_match_stop_reasons(lab, references):
     explain = lab.locator(f'.model-card[data-kind="{eos_kind}"] .stop-explain')
     assert explain.is_visible() and "very first token" in explain.text_content()
     assert lab.locator(f'.model-card[data-kind="{eos_kind}"] .tok.eos').count() == 1
-    assert all(not lab.locator(f'.model-card[data-kind="{k}"] .stop-explain').is_visible()
-               for k in KINDS if result["models"][k]["stop"] != "eos")
+    assert all(
+        not lab.locator(f'.model-card[data-kind="{k}"] .stop-explain').is_visible()
+        for k in KINDS
+        if result["models"][k]["stop"] != "eos"
+    )
     # stopped by the user, with the Stop button, as soon as the first token shows
-    result = call(lab, """const run = window.lab.generate({prompt: arg, mode: 'greedy', limit: 1024, backend: 'wasm'});
-        while (!document.querySelector('.model-card[data-kind="attn4"] .tok.gen')) await new Promise((r) => setTimeout(r, 0));
+    result = call(
+        lab,
+        """const run = window.lab.generate({prompt: arg, mode: 'greedy', limit: 1024, backend: 'wasm'});
+        while (!document.querySelector('.model-card[data-kind="attn4"] .tok.gen')) {
+          await new Promise((r) => setTimeout(r, 0));
+        }
         document.querySelector('#stop').click();
-        return await run;""", "Once upon a time, there was a little girl who loved to")
+        return await run;""",
+        "Once upon a time, there was a little girl who loved to",
+    )
     assert "stopped" in [m["stop"] for m in result["models"].values()]
     lab.wait_for_function("!document.querySelector('#generate').disabled")
     stop_labels_match(lab, result)
     lab.fill("#limit", "24")
 
 
-
-
 # ---------------------------------------------------------------- keyboard, axe, phone, links
 
+
 def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
-    call(lab, "return await window.lab.generate({prompt: 'the cat sat on the', mode: 'greedy', limit: 6, backend: 'wasm'});")
+    call(
+        lab,
+        "return await window.lab.generate({prompt: 'the cat sat on the', mode: 'greedy', limit: 6, backend: 'wasm'});",
+    )
     chip = lab.locator('.model-card[data-kind="attn1"] .tok[data-step="2"]')
     chip.focus()
     lab.keyboard.press("Enter")
     lab.wait_for_selector('.inspect-attention[data-kind="attn1"] table.attention')
-    active = lab.evaluate("() => [document.activeElement.dataset.step, document.activeElement.closest('.model-card')?.dataset.kind]")
+    active = lab.evaluate(
+        "() => [document.activeElement.dataset.step, document.activeElement.closest('.model-card')?.dataset.kind]"
+    )
     assert active == ["2", "attn1"]
     assert chip.get_attribute("aria-pressed") == "true"
     assert lab.get_attribute("#inspect-body", "aria-live") == "polite"
@@ -226,7 +272,7 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
     lab.keyboard.press("ArrowLeft")
     label = lab.evaluate("document.activeElement.querySelector('.visually-hidden').textContent")
     assert re.match(r"head 1, .+: \d\.\d{3}$", label)
-    assert lab.locator("td.cell.linked").count() >= 1          # the focused token lights up elsewhere too
+    assert lab.locator("td.cell.linked").count() >= 1  # the focused token lights up elsewhere too
     # the full matrix reads out a weight from the keyboard
     lab.locator('.inspect-attention[data-kind="attn4"] details.matrix-details summary').click()
     canvas = lab.locator('.inspect-attention[data-kind="attn4"] canvas.matrix').first
@@ -237,12 +283,18 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
 
 
 def test_axe_finds_no_serious_violation_after_generate_and_inspect(lab):
-    call(lab, "return await window.lab.generate({prompt: 'the dog', mode: 'sampled', seed: 2, limit: 5, backend: 'wasm'});")
+    call(
+        lab,
+        "return await window.lab.generate({prompt: 'the dog', mode: 'sampled', seed: 2, limit: 5, backend: 'wasm'});",
+    )
     lab.click('.model-card[data-kind="attn4"] .tok[data-step="1"]')
     lab.wait_for_selector('.inspect-attention[data-kind="attn4"] table.attention')
     lab.locator('.inspect-attention[data-kind="attn1"] details.matrix-details summary').click()
     lab.add_script_tag(path=str(AXE))
-    found = lab.evaluate("async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))")
+    found = lab.evaluate(
+        "async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact,"
+        " nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))"
+    )
     bad = [v for v in found if v["impact"] in ("serious", "critical")]
     assert not bad, bad
     call(lab, "return await window.lab.score({text: 'the dog ran'});")
@@ -288,8 +340,10 @@ def test_slide_links_land_on_the_slides_that_teach_them(lab, site_dir):
     expected = {}
     for key, spec in slides.items():
         html = (site_dir / "decks" / f"{spec['deck']}.html").read_text(encoding="utf-8")
-        headings = {int(m.group(1)): re.sub(r"<[^>]+>", "", m.group(2)).strip() for m in
-                    re.finditer(r'<section data-slide="(\d+)"[^>]*>\s*<h2[^>]*>(.*?)</h2>', html, re.S)}
+        headings = {
+            int(m.group(1)): re.sub(r"<[^>]+>", "", m.group(2)).strip()
+            for m in re.finditer(r'<section data-slide="(\d+)"[^>]*>\s*<h2[^>]*>(.*?)</h2>', html, re.S)
+        }
         found = sorted(i for i, h in headings.items() if h == spec["title"])
         assert found, f"web/lab/slides.js {key}: no slide of {spec['deck']} is headed {spec['title']!r}"
         expected[key] = f"../decks/{spec['deck']}.html#/{found[0]}"

@@ -27,8 +27,9 @@ def test_quoted_course_code_is_in_the_course_code(slug):
     a line nets.py never had."""
     sources = normal("".join(p.read_text(encoding="utf-8") for p in (ROOT / "models").glob("*.py")))
     text = (ROOT / "content" / "decks" / f"{slug}.md").read_text(encoding="utf-8")
-    quoted = [c for c in CODE_SPAN.findall(text)
-              if "masked_fill" in c or "softmax(" in c or re.search(r"\w = \w+\.\w+\(", c)]
+    quoted = [
+        c for c in CODE_SPAN.findall(text) if "masked_fill" in c or "softmax(" in c or re.search(r"\w = \w+\.\w+\(", c)
+    ]
     missing = [c for c in quoted if normal(c) not in sources]
     assert not missing, missing
 
@@ -38,13 +39,14 @@ def test_forward_paths_agree_on_the_committed_checkpoints():
     logits for the trained checkpoints, to a relative tolerance: their float32
     differences (about 1e-5 on logits of size 10) fail a fixed 1e-5 absolute one."""
     from models.checkpoints import load_checkpoint, load_vocab  # noqa: PLC0415
+
     vocab = load_vocab()
     for kind in ("attn1", "attn4"):
         model, info = load_checkpoint(kind)
         T = model.position_embedding.num_embeddings
         g = torch.Generator().manual_seed(0)
         ids = torch.randint(4, len(vocab), (8, T), generator=g)
-        ids[0, :10] = vocab.pad_id                     # a padded window, starting at BOS
+        ids[0, :10] = vocab.pad_id  # a padded window, starting at BOS
         ids[0, 10] = vocab.bos_id
         with torch.inference_mode():
             fast, weights = model.attend(ids)
@@ -56,6 +58,7 @@ def test_forward_paths_agree_on_the_committed_checkpoints():
 
 
 # ---- the built decks ------------------------------------------------------------------
+
 
 def sections(site_dir: Path, slug: str) -> list[str]:
     html = (site_dir / "decks" / f"{slug}.html").read_text(encoding="utf-8")
@@ -109,8 +112,9 @@ def test_widget_slides_have_text_and_part2_widgets_a_static_table(site_dir, slug
 
 def test_figures_draw_the_real_attention_weights():
     """The arrows are labelled (and sized) by the weights the tables hold."""
-    from export.tables import maps_figures, part2, part2_figures  # noqa: PLC0415
     from export.tables import maps as maps_tables  # noqa: PLC0415
+    from export.tables import maps_figures, part2, part2_figures  # noqa: PLC0415
+
     att = maps_tables.compute()["maps_attention"]
     svg = maps_figures.attention_arrows(att)
     for row in att["weights"]:
@@ -127,6 +131,7 @@ def test_figures_draw_the_real_attention_weights():
 
 def test_map_strip_text_has_enough_contrast(page, site_url):
     from pathlib import Path as _P  # noqa: PLC0415
+
     page.goto(f"{site_url}/decks/maps.html#/1")
     page.wait_for_function("window.Reveal && Reveal.isReady()")
     page.add_script_tag(path=str(_P(ROOT / "node_modules" / "axe-core" / "axe.min.js")))

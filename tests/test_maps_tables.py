@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from export.tables import maps
-from models.nets import FixedWindowMLP
+from models.nets import FixedWindowMLP, MLPConfig
 
 
 @pytest.fixture(scope="module")
@@ -20,8 +20,18 @@ def t():
 
 def test_toy_vocabulary_and_specials(t):
     v = t["maps_vocab"]
-    assert v["stoi"] == {'<PAD>': 0, '<BOS>': 1, '<EOS>': 2, '<UNK>': 3, '.': 4, 'a': 5,
-                         'ball': 6, 'found': 7, 'lily': 8, 'red': 9}
+    assert v["stoi"] == {
+        "<PAD>": 0,
+        "<BOS>": 1,
+        "<EOS>": 2,
+        "<UNK>": 3,
+        ".": 4,
+        "a": 5,
+        "ball": 6,
+        "found": 7,
+        "lily": 8,
+        "red": 9,
+    }
     assert v["itos"] == sorted(v["stoi"], key=v["stoi"].get)
     assert v["C"] == 10 and v["n_specials"] == 4 and v["n_words"] == 6
     assert v["blue_in_vocab"] is False
@@ -32,12 +42,14 @@ def test_toy_vocabulary_and_specials(t):
 
 def test_tokenization(t):
     tok = t["maps_tokenize"]
-    assert tok["pieces"] == ['lily', 'found', 'a', 'red', 'ball', '.']
+    assert tok["pieces"] == ["lily", "found", "a", "red", "ball", "."]
     assert tok["counts"] == [2, 7, 3]
     assert [row[2] for row in tok["choices"]["rows"]] == [2, 7, 3]
     assert all("".join(row[1]) == "redder!" for row in tok["choices"]["rows"])
-    assert tok["probes"]["rows"] == [["Lily can't find 12 balls!", ['lily', "can't", 'find', '12', 'balls', '!']],
-                                     ["LILY found!", ['lily', 'found', '!']]]
+    assert tok["probes"]["rows"] == [
+        ["Lily can't find 12 balls!", ["lily", "can't", "find", "12", "balls", "!"]],
+        ["LILY found!", ["lily", "found", "!"]],
+    ]
 
 
 def test_story_boundaries(t):
@@ -51,8 +63,15 @@ def test_story_boundaries(t):
 
 def test_seven_windows(t):
     w = t["maps_windows"]
-    assert w["contexts"] == [[0, 0, 0, 1], [0, 0, 1, 8], [0, 1, 8, 7], [1, 8, 7, 5],
-                             [8, 7, 5, 9], [7, 5, 9, 6], [5, 9, 6, 4]]
+    assert w["contexts"] == [
+        [0, 0, 0, 1],
+        [0, 0, 1, 8],
+        [0, 1, 8, 7],
+        [1, 8, 7, 5],
+        [8, 7, 5, 9],
+        [7, 5, 9, 6],
+        [5, 9, 6, 4],
+    ]
     assert w["targets"] == [8, 7, 5, 9, 6, 4, 2]
     assert w["N"] == 7 == w["ordinary_tokens"] + 1
     assert w["X_shape"] == [7, 4] and w["y_shape"] == [7]
@@ -68,7 +87,7 @@ def test_histories_by_width_and_batches(t):
     assert b["X_shape"] == [2, 4] and b["y_shape"] == [2]
     assert b["batch_sizes"] == [2, 2, 2, 1] and b["steps_per_pass"] == 4
     assert b["dims"] == {"B": 2, "w": 4, "C": 10, "d": 4, "h": 8, "d_k": 3, "d_v": 2, "wd": 16, "Bh": 16}
-    assert b["lily_slots"] == [2, 1]   # ID 8 ("lily") in X[0] = [0, 1, 8, 7] and X[1] = [1, 8, 7, 5]
+    assert b["lily_slots"] == [2, 1]  # ID 8 ("lily") in X[0] = [0, 1, 8, 7] and X[1] = [1, 8, 7, 5]
     assert b["course"]["presentations"] == b["course"]["steps"] * b["course"]["batch_size"]
 
 
@@ -132,7 +151,7 @@ def test_layer_creation_order_matters():
 
 def _check_orders(X):
     torch.manual_seed(11)
-    mlp = FixedWindowMLP(10, 4, 4, 8, 0)
+    mlp = FixedWindowMLP(MLPConfig(C=10, w=4, d=4, h=8, pad_id=0))
     assert round(float(mlp(X)[1].softmax(-1)[9]), 7) == 0.1444295
     torch.manual_seed(11)
     head = torch.nn.Linear(8, 10)
@@ -173,7 +192,7 @@ def test_generation_choices(t):
     assert sum(g["p"]) == pytest.approx(1.0, abs=1e-6)
     assert g["greedy_id"] == max(range(10), key=lambda i: g["p"][i])
     cdf = g["cdf"]
-    assert cdf == pytest.approx([sum(g["p"][:i + 1]) for i in range(10)], abs=1e-6)
+    assert cdf == pytest.approx([sum(g["p"][: i + 1]) for i in range(10)], abs=1e-6)
     first = next(i for i, c in enumerate(cdf) if c >= 0.8)
     assert g["sample_id"] == first and g["draw"] == 0.8
     assert g["trace"]["rows"][0][1] == [0, 1, 8, 7] and g["trace"]["rows"][0][3] == g["greedy_id"]
@@ -184,6 +203,7 @@ def test_generation_choices(t):
 
 def test_all_tables_are_plain_json(t):
     from export.tables import to_json
+
     for name, value in t.items():
         assert name.startswith("maps_")
         to_json(name, value)  # raises on NaN/inf or non-JSON values

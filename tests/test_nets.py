@@ -50,9 +50,9 @@ def test_attention_weights_are_causal_and_ignore_pad(kind):
     for b in range(ids.shape[0]):
         rows = real[b].nonzero().flatten()
         sums = A[b][:, rows].sum(-1)
-        assert torch.allclose(sums, torch.ones_like(sums), atol=1e-6)     # every real row sums to 1
-        assert (A[b][:, :, ~real[b]] == 0).all()                           # PAD keys exactly 0
-        assert (A[b].triu(1) == 0).all()                                   # future keys exactly 0
+        assert torch.allclose(sums, torch.ones_like(sums), atol=1e-6)  # every real row sums to 1
+        assert (A[b][:, :, ~real[b]] == 0).all()  # PAD keys exactly 0
+        assert (A[b].triu(1) == 0).all()  # future keys exactly 0
 
 
 @pytest.mark.parametrize("kind", ["attn1", "attn4"])

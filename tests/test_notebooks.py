@@ -90,14 +90,17 @@ def test_a_wrong_number_in_the_deck_fails_the_notebook(tmp_path):
     message = str(info.value)
     assert "maps.py" in message and "AssertionError" in message
     assert "maps_mlp.example1.target_probability" in message
-    assert "1 value(s) differ" in message   # the other values still matched
+    assert "1 value(s) differ" in message  # the other values still matched
 
 
 def tiny_notebook(folder: Path, body: str = "print(json.loads((TABLES / 't.json').read_text())['x'])") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "tiny.py"
-    source.write_text("# %% [markdown]\n# A tiny notebook.\n\n# %%\nimport json, os\nfrom pathlib import Path\n"
-                      "TABLES = Path(os.environ['COURSE_TABLES'])\n\n# %%\n" + body + "\n", encoding="utf-8")
+    source.write_text(
+        "# %% [markdown]\n# A tiny notebook.\n\n# %%\nimport json, os\nfrom pathlib import Path\n"
+        "TABLES = Path(os.environ['COURSE_TABLES'])\n\n# %%\n" + body + "\n",
+        encoding="utf-8",
+    )
     return source
 
 
@@ -111,8 +114,8 @@ def test_only_changed_notebooks_are_executed_again(tmp_path):
     nb = nbformat.read(str(out / "tiny.ipynb"), as_version=4)
     nbformat.validate(nb)
     assert final_output(nb) == "1\n"
-    assert nbs.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is None      # cached
-    (tables / "t.json").write_text('{"x": 2}', encoding="utf-8")                     # a table changed
+    assert nbs.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is None  # cached
+    (tables / "t.json").write_text('{"x": 2}', encoding="utf-8")  # a table changed
     assert nbs.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is not None
     assert final_output(nbformat.read(str(out / "tiny.ipynb"), as_version=4)) == "2\n"
     assert nbs.run_all(folder, tables, out, force=True, log=lambda *_: None)["tiny"] is not None

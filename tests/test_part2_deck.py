@@ -11,9 +11,16 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-WIDGETS = {"part2-bars": "part2_predict", "part2-window": "part2_window", "part2-temperature": "part2_video",
-           "part2-phases": "part2_bank", "part2-mask": "part2_mask", "part2-walkthrough": "part2_walk",
-           "part2-update": "part2_bank", "part2-divisor": "part2_divisor"}
+WIDGETS = {
+    "part2-bars": "part2_predict",
+    "part2-window": "part2_window",
+    "part2-temperature": "part2_video",
+    "part2-phases": "part2_bank",
+    "part2-mask": "part2_mask",
+    "part2-walkthrough": "part2_walk",
+    "part2-update": "part2_bank",
+    "part2-divisor": "part2_divisor",
+}
 
 
 def fmt(x, digits=3):
@@ -33,8 +40,10 @@ def vec(values, digits=3):
 
 @pytest.fixture(scope="module")
 def tables(site_dir):
-    return {name: json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
-            for name in set(WIDGETS.values())}
+    return {
+        name: json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
+        for name in set(WIDGETS.values())
+    }
 
 
 def open_deck(page, site_url):
@@ -168,7 +177,7 @@ def test_divisor_slider_shows_each_divisor_weights_from_the_keyboard(page, site_
             page.keyboard.press("ArrowRight")
         assert [text(w, f"w-{j}") for j in range(len(t["tokens"]))] == [fmt(x) for x in setting["weights"]]
         tops.append(setting["top"])
-    assert tops == sorted(tops, reverse=True)   # a larger divisor flattens the weights
+    assert tops == sorted(tops, reverse=True)  # a larger divisor flattens the weights
     page.watch.assert_clean()
 
 

@@ -13,8 +13,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from export.tables import part2, _part2_toy as toy
-from models.nets import FixedWindowMLP
+from export.tables import _part2_toy as toy
+from export.tables import part2
+from models.nets import FixedWindowMLP, MLPConfig
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def test_bank_reads_river_in_one_sentence_and_cheque_deposited_in_the_other():
     assert b["weights"][money].sum() > 0.5
     for r in (a, b):
         assert math.isclose(r["weights"].sum(), 1.0, rel_tol=1e-12)
-        assert np.all(r["weights"][toy.BANK:] == 0.0)
+        assert np.all(r["weights"][toy.BANK :] == 0.0)
 
 
 def test_bank_starts_from_the_same_row_in_both_sentences():
@@ -192,7 +193,7 @@ def test_mask_blocks_the_future_and_without_it_row_five_reads_ahead(tables):
 @pytest.mark.parametrize("w", [1, 3, 10])
 def test_mlp_parameter_count_formula(w):
     d, H, V = 4, 8, 20
-    net = FixedWindowMLP(C=V, w=w, d=d, h=H)
+    net = FixedWindowMLP(MLPConfig(C=V, w=w, d=d, h=H))
     without_embedding = sum(p.numel() for n, p in net.named_parameters() if not n.startswith("token_embedding"))
     assert toy.mlp_parameters(w, d, H, V) == w * d * H + H + H * V + V == without_embedding
     linear = torch.nn.Linear(w * d, V)
@@ -295,10 +296,16 @@ def test_sinusoidal_angle_addition_identity(tables):
             for k in range(d // 2):
                 w = 10000.0 ** (-2 * k / d)
                 # sin((i+δ)ω) = sin(iω)cos(δω) + cos(iω)sin(δω); cos((i+δ)ω) = cos(iω)cos(δω) − sin(iω)sin(δω)
-                assert math.isclose(math.sin((i + delta) * w),
-                                    pe[2 * k] * math.cos(delta * w) + pe[2 * k + 1] * math.sin(delta * w), abs_tol=1e-12)
-                assert math.isclose(math.cos((i + delta) * w),
-                                    pe[2 * k + 1] * math.cos(delta * w) - pe[2 * k] * math.sin(delta * w), abs_tol=1e-12)
+                assert math.isclose(
+                    math.sin((i + delta) * w),
+                    pe[2 * k] * math.cos(delta * w) + pe[2 * k + 1] * math.sin(delta * w),
+                    abs_tol=1e-12,
+                )
+                assert math.isclose(
+                    math.cos((i + delta) * w),
+                    pe[2 * k + 1] * math.cos(delta * w) - pe[2 * k] * math.sin(delta * w),
+                    abs_tol=1e-12,
+                )
             assert np.allclose(toy.shift_matrix(delta, d) @ pe, toy.sinusoidal(i + delta, d), atol=1e-12)
     assert tables["part2_positions"]["sinusoidal"]["max_error"] < 1e-12
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from urllib.parse import urljoin
 
 from deck_helpers import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
-from models.settings import ROOT
+
+from common.settings import ROOT
 
 SLUG = "part3"
 
@@ -56,12 +57,12 @@ def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
     assert widget.get_attribute("data-row") == str(f["n_tokens"])
     slider.press("ArrowLeft")
     assert widget.get_attribute("data-row") == str(f["n_tokens"] - 1)
-    assert page.evaluate("Reveal.getIndices().h") == slide        # the arrow moved the slider, not the deck
+    assert page.evaluate("Reveal.getIndices().h") == slide  # the arrow moved the slider, not the deck
     radio = widget.get_by_label("head 2")
     radio.focus()
     page.keyboard.press("Space")
     assert widget.get_attribute("data-head") == "2"
-    row = f["n_tokens"] - 2                                      # 0-based receiver shown now
+    row = f["n_tokens"] - 2  # 0-based receiver shown now
     message = ", ".join(f"{x:.3f}".replace("-", "−") for x in f["heads"][1]["H"][row])
     assert f"H = AV = [{message}]" in widget.locator(".p3-readout").text_content()
     page.watch.assert_clean()
@@ -96,7 +97,9 @@ def test_part3_teaches_w_v_before_the_explorer_shows_v(page, site_url):
     explorer = slide_with(page, ".widget[data-widget=part3-heads]")
     keys = slide_with(page, "[data-source='part3_fisherman.W_K']")
     assert keys < w_v < explorer
-    note = page.evaluate(f"document.querySelectorAll('.slides > section')[{keys}].querySelector('aside.notes').textContent")
+    note = page.evaluate(
+        f"document.querySelectorAll('.slides > section')[{keys}].querySelector('aside.notes').textContent"
+    )
     assert "next slide" not in note
     # the explorer slide has its own text and a static fallback of both heads' weights
     section = page.locator(".slides > section").nth(explorer)
@@ -150,6 +153,6 @@ def test_part3_worked_sd_uncovers_one_step_at_a_time(page, site_url, site_dir):
     assert section.locator(".fragment.visible").count() == 1
     text = section.text_content()
     assert f"{sd['mean']:.2f} ± {sd['sd']:.2f}" in text
-    assert f"{sd['reduction_percent']:.1f}% lower" in text   # the direction word follows the numbers
+    assert f"{sd['reduction_percent']:.1f}% lower" in text  # the direction word follows the numbers
     assert sd["mean"] < sd["baseline_mean"]
     page.watch.assert_clean()

@@ -14,6 +14,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from common.layout import MODELS, ModelsFolder
+from common.settings import ROOT
 from export.tables import part3, to_json
 from export.tables._part3_continuations import continuations, held_out_preset
 from export.tables._part3_corpus import stories
@@ -24,9 +26,8 @@ from models.checkpoints import save_checkpoint
 from models.corpus import prepare
 from models.nets import build
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
-from models.settings import ROOT
 
-VOCAB = ROOT / "models" / "checkpoints" / "vocab.json"
+VOCAB = MODELS.vocab
 
 
 def make_models_dir(tmp: Path, kinds=("mlp", "attn1", "attn4")) -> Path:
@@ -38,8 +39,8 @@ def make_models_dir(tmp: Path, kinds=("mlp", "attn1", "attn4")) -> Path:
     C = len(json.loads(VOCAB.read_text(encoding="utf-8")))
     for kind in kinds:
         torch.manual_seed(0)
-        save_checkpoint(build(kind, C=C).eval(), {"seed": 11, "selected_step": 750}, ckpt)
-    shutil.copy(ROOT / "models" / "corpus_audit.json", tmp / "corpus_audit.json")
+        save_checkpoint(build(kind, C=C).eval(), {"seed": 11, "selected_step": 750}, ModelsFolder(tmp))
+    shutil.copy(MODELS.audit, tmp / "corpus_audit.json")
     return tmp
 
 
@@ -102,7 +103,7 @@ def test_corpus_examples_are_real_stories_picked_by_rule(corpus):
     assert t["shortest"]["tokens"] == shortest
     by_origin = {(s["origin_file"], s["origin_index"]): s for s in every}
     short = by_origin[(t["shortest"]["origin_file"], t["shortest"]["origin_index"])]
-    assert t["shortest"]["text"] == short["text"]          # shown unchanged
+    assert t["shortest"]["text"] == short["text"]  # shown unchanged
     sample = by_origin[(t["sample"]["origin_file"], t["sample"]["origin_index"])]
     assert sample["text"].startswith(t["sample"]["text_excerpt"].removesuffix(" […]"))
     assert t["long"][-1]["tokens"] == max(len(s["ids"]) - 2 for s in every)
@@ -135,14 +136,16 @@ def test_real_batch_through_four_heads(models_dir):
     assert m["forward_matches_details"] < 1e-5
     # the loss is the cross-entropy of the two targets under the final-query forward
     from models.checkpoints import load_checkpoint
-    model, _ = load_checkpoint("attn4", models_dir / "checkpoints")
+
+    model, _ = load_checkpoint("attn4", ModelsFolder(models_dir))
     X = torch.tensor([[PAD_ID] * n + ids for n, ids in zip(t["pad_counts"], t["prefix_ids"])])
     with torch.no_grad():
         expected = F.cross_entropy(model(X), torch.tensor(t["target_ids"]))
     assert m["loss"] == pytest.approx(float(expected), rel=1e-5)
-    assert -math.log(m["target_probabilities"][0]) - math.log(m["target_probabilities"][1]) == \
-        pytest.approx(2 * m["loss"], rel=1e-4)
-    assert m["loss_after_step"] < m["loss"]               # one AdamW step on this batch helps it
+    assert -math.log(m["target_probabilities"][0]) - math.log(m["target_probabilities"][1]) == pytest.approx(
+        2 * m["loss"], rel=1e-4
+    )
+    assert m["loss_after_step"] < m["loss"]  # one AdamW step on this batch helps it
     assert len(m["parameters_with_gradient"]) == m["n_parameter_tensors"]
 
 
@@ -175,16 +178,22 @@ def plain_greedy(model, history, limit=24):
 def test_continuations_follow_the_decoding_rule(models_dir, tmp_path):
     export = tmp_path / "export"
     export.mkdir()
-    presets = [{"id": "train-1", "prompt": "Tom had a red ball. He"},
-               {"id": "test-shortest", "prompt": "Once there was a bald man who wanted to",
-                "source": {"split": "test", "origin_file": "f.txt", "origin_index": 3}}]
+    presets = [
+        {"id": "train-1", "prompt": "Tom had a red ball. He"},
+        {
+            "id": "test-shortest",
+            "prompt": "Once there was a bald man who wanted to",
+            "source": {"split": "test", "origin_file": "f.txt", "origin_index": 3},
+        },
+    ]
     (export / "presets.json").write_text(json.dumps(presets))
     assert held_out_preset(presets)["id"] == "test-shortest"
     t = continuations(Inputs(models_dir=models_dir, export_dir=export))
     assert t["available"] and t["prompt"] == presets[1]["prompt"]
     from models.checkpoints import load_checkpoint
+
     for entry in t["models"]:
-        model, _ = load_checkpoint(entry["kind"], models_dir / "checkpoints")
+        model, _ = load_checkpoint(entry["kind"], ModelsFolder(models_dir))
         assert entry["ids"] == plain_greedy(model, [BOS_ID] + t["prompt_ids"])
         assert len(entry["ids"]) <= 24
         assert (entry["stop"] == "limit") == (len(entry["ids"]) == 24)
@@ -230,8 +239,7 @@ def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_pa
     (tmp_path / "presets.json").write_text(json.dumps(presets))
     inputs = Inputs(models_dir=models_dir, export_dir=tmp_path)
     good = continuations(inputs)
-    parity = {"continuations": {m["kind"]: {"test-shortest": {"greedy": {"ids": m["ids"]}}}
-                                for m in good["models"]}}
+    parity = {"continuations": {m["kind"]: {"test-shortest": {"greedy": {"ids": m["ids"]}}} for m in good["models"]}}
     (tmp_path / "parity.json").write_text(json.dumps(parity))
     assert all(m["checked_against_export"] for m in continuations(inputs)["models"])
     parity["continuations"]["attn4"]["test-shortest"]["greedy"]["ids"] = [5, 6, 7]
@@ -243,9 +251,10 @@ def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_pa
 def test_settings_come_from_the_code_the_course_runs():
     from export.parity import LIMIT
     from export.tables._part3_settings import settings
+
     s = settings()
     assert s["heads"] * s["head_width"] == s["d"] == s["one_head_width"]
-    assert s["limit"] == LIMIT == 24                    # the exporter's saved continuations use the same limit
+    assert s["limit"] == LIMIT == 24  # the exporter's saved continuations use the same limit
     assert s["banned"] == ["<PAD>", "<BOS>", "<UNK>"]
     assert (s["C"], s["T"]) == (4000, 64)
 
@@ -257,6 +266,7 @@ def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
     from export.tables._part3_training import draws
     from models import train
     from models.corpus import Profile
+
     recorded = []
     original = torch.randint
 
@@ -265,17 +275,20 @@ def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
         if kwargs.get("generator") is not None:
             recorded.append(out.clone())
         return out
+
     monkeypatch.setattr(torch, "randint", spy)
     g = torch.Generator().manual_seed(0)
     X, y = original(0, 20, (50, 64), generator=g), original(0, 20, (50,), generator=g)
     profile = Profile("tiny", 10, 20, steps=3, batch_size=8, eval_every=3, val_windows=10)
-    train.train_run("attn1", 29, profile, {"train": (X, y), "val": (X[:10], y[:10]), "test": (X[:10], y[:10])},
-                    20, progress=False)
+    train.train_run(
+        "attn1", 29, profile, {"train": (X, y), "val": (X[:10], y[:10]), "test": (X[:10], y[:10])}, 20, progress=False
+    )
     assert torch.equal(torch.stack(recorded), draws(50, 8, 3, 29))
 
 
 def test_sampling_counts_are_consistent():
     from export.tables._part3_training import sampling
+
     s = sampling(1000, seed=11, profile="smoke")
     assert s["draws"] == s["batch_size"] * s["steps"]
     assert s["distinct_drawn"] + s["never_drawn"] == 1000
@@ -288,12 +301,15 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
     """PAD row zero, EOS never an input (no gradient: still its decayed starting
     row), BOS and UNK inputs whose rows learned."""
     from export.tables._part3_training import embedding_rules
+
     X, y = corpus.windows("train")
     t = embedding_rules(Inputs(), X, y)
     assert t["available"]
     by = t["by_token"]
     assert t["pad_row_max_abs"] == 0.0 and by["<PAD>"]["batch_grad_norm"] == 0.0
-    assert by["<EOS>"]["input_count"] == 0 and by["<EOS>"]["target_count"] == corpus.audit["splits"]["train"]["documents"]
+    assert (
+        by["<EOS>"]["input_count"] == 0 and by["<EOS>"]["target_count"] == corpus.audit["splits"]["train"]["documents"]
+    )
     assert by["<EOS>"]["batch_grad_norm"] == 0.0 and by["<EOS>"]["output_grad_norm"] > 0
     assert by["<EOS>"]["cosine_to_start"] > 0.9999 and by["<EOS>"]["gap_to_decayed_start"] < 1e-3
     for tok in ("<BOS>", "<UNK>"):
@@ -304,6 +320,7 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
     gaps = t["position_cos_by_gap"]
     assert len(gaps) == 63 and gaps[0] == pytest.approx(t["position_cos_neighbours"])
     import xml.etree.ElementTree as ET
+
     line = ET.fromstring(t["position_svg"]).find(".//{http://www.w3.org/2000/svg}polyline")
     assert len(line.get("points").split()) == 64 - t["position_min_pairs"]
 
@@ -311,21 +328,26 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
 def test_comparison_caveats_come_from_the_checkpoints_and_settings():
     from export.tables._part3_training import comparison
     from models.train import OPTIMIZER
-    results_json = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))
+
+    results_json = json.loads(MODELS.results.read_text(encoding="utf-8"))
     t = comparison(Inputs(), results_json)
     p = t["parameters"]
     assert t["attention_equal"] and p["attn1"] == p["attn4"]
     assert t["mlp_ratio"] == p["mlp"] / p["attn4"] and f"{t['mlp_ratio']:.2f}" == "1.77"
-    assert t["optimizer_reused"] and t["optimizer"]["attn4"] == {"lr": OPTIMIZER["attn1"][0],
-                                                                 "weight_decay": OPTIMIZER["attn1"][1]}
-    assert t["optimizer_recorded"] == t["optimizer"]       # what the runs recorded is what the code sets
+    assert t["optimizer_reused"] and t["optimizer"]["attn4"] == {
+        "lr": OPTIMIZER["attn1"][0],
+        "weight_decay": OPTIMIZER["attn1"][1],
+    }
+    assert t["optimizer_recorded"] == t["optimizer"]  # what the runs recorded is what the code sets
     assert comparison(Inputs(models_dir=ROOT / "nowhere"), None)["available"] is False
 
 
 def test_seed_curves_mark_the_best_step_not_the_last():
     import xml.etree.ElementTree as ET
+
     from export.tables._part3_training import seed_curves
-    results_json = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))
+
+    results_json = json.loads(MODELS.results.read_text(encoding="utf-8"))
     t = seed_curves(results_json, 11)
     runs = [r for r in results_json["runs"] if r["seed"] == 11]
     for x, r in zip(t["runs"], runs):
@@ -342,16 +364,19 @@ def test_seed_curves_mark_the_best_step_not_the_last():
 
 def test_attention_cost_counts():
     from export.tables._part3_training import cost
+
     c = cost(64, 64, 4)
     assert c["scores_madds"] == c["mixing_madds"] == 64 * 64 * 64 == c["T2D"]
     assert c["weights_stored"] == {"1": 64 * 64, "4": 4 * 64 * 64}
-    assert c["rows"][0][1] == c["rows"][1][1]            # time does not depend on the head count
-    assert c["rows"][1][3] == 4 * c["rows"][0][3]        # storage does
+    assert c["rows"][0][1] == c["rows"][1][1]  # time does not depend on the head count
+    assert c["rows"][1][3] == 4 * c["rows"][0][3]  # storage does
 
 
 def test_figures_are_drawn_from_their_numbers(models_dir):
     import xml.etree.ElementTree as ET
+
     from export.tables._part3_figures import attention_arrows, head_split, pipeline
+
     ns = "{http://www.w3.org/2000/svg}"
     f = fisherman()
     svg = ET.fromstring(head_split("x", 10, 4, 2, 2, "split"))
@@ -368,6 +393,6 @@ def test_figures_are_drawn_from_their_numbers(models_dir):
     # a heavier weight is drawn with a thicker line
     widths = sorted((float(l.get("data-weight")), float(l.get("stroke-width"))) for l in lines)
     assert [w for _, w in widths] == sorted(w for _, w in widths)
-    audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text(encoding="utf-8"))
+    audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
     desc = ET.fromstring(pipeline(audit, 512, 6000, 64)).find(f"{ns}desc").text
     assert f"{audit['splits']['train']['windows']:,}" in desc and f"{audit['selected_stories']:,}" in desc

@@ -66,7 +66,7 @@ def test_deck_ends_with_next_lab_reading_and_notebook_links(site_dir, slug):
     page = site_dir / "decks" / f"{slug}.html"
     html = page.read_text(encoding="utf-8")
     assert f"<title>{PARTS[slug]} · " in html
-    end = html[html.index('class="end-slide"'):]
+    end = html[html.index('class="end-slide"') :]
     hrefs = re.findall(r'href="([^"]+)"', end)
     i = decks.index(slug)
     if i + 1 < len(decks):
@@ -78,7 +78,7 @@ def test_deck_ends_with_next_lab_reading_and_notebook_links(site_dir, slug):
     deck, read = parse(page), parse(site_dir / "read" / f"{slug}.html")
     read_html = (site_dir / "read" / f"{slug}.html").read_text(encoding="utf-8")
     assert read_html.count('<article class="read-slide" id="slide-') == deck.sections
-    slides_html = html[:html.index('class="end-slide"')]
+    slides_html = html[: html.index('class="end-slide"')]
     assert read_html.count('<aside class="read-notes"') == slides_html.count('<aside class="notes">')
     assert f"../read/{slug}.html" in deck.hrefs and f"../decks/{slug}.html" in read.hrefs
 
@@ -88,8 +88,11 @@ def test_every_link_resolves_in_the_built_site(site_dir):
     (and an id on that page for #fragments other than reveal's #/N). Notebooks are
     built by the notebook stage; until that stage writes site/notebooks/, links to
     them are the only ones allowed to dangle."""
-    pages = [site_dir / "index.html"] + sorted((site_dir / "decks").glob("*.html")) \
+    pages = (
+        [site_dir / "index.html"]
+        + sorted((site_dir / "decks").glob("*.html"))
         + sorted((site_dir / "read").glob("*.html"))
+    )
     notebooks_built = (site_dir / "notebooks").is_dir()
     broken, checked = [], 0
     for page in pages:
@@ -143,8 +146,11 @@ def test_reading_view_reads_on_a_phone_and_passes_axe(browser, site_url, site_di
     assert not sizes["wideTables"], f"wider than the phone and not scrolling inside itself: {sizes['wideTables']}"
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]]) for v in result["violations"]
-           if v["impact"] in ("serious", "critical")]
+    bad = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
     assert not bad, bad
     assert not errors, errors
     context.close()

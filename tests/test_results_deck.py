@@ -25,8 +25,10 @@ def test_results_charts_render_with_text_alternatives(page, site_url, site_dir):
         assert page.locator(".unavailable[data-source='results_charts']").count() >= 2
         page.watch.assert_clean()
         return
-    for chart_id, count_selector, expected in (("chart-val-curves", "polyline.run", charts["n_curves"]),
-                                               ("chart-test-ppl", "g.panel:first-of-type path.mean", charts["n_bars"])):
+    for chart_id, count_selector, expected in (
+        ("chart-val-curves", "polyline.run", charts["n_curves"]),
+        ("chart-test-ppl", "g.panel:first-of-type path.mean", charts["n_bars"]),
+    ):
         page.evaluate(f"Reveal.slide({slide_with(page, 'svg#' + chart_id)})")
         svg = page.locator(f"svg#{chart_id}")
         assert svg.is_visible()
@@ -82,6 +84,7 @@ def test_results_sentences_are_not_glued_and_numbers_read_well(page, site_url):
     """Bullets and sentences stay apart ("one head.Training", "threads).- A"),
     "thread" agrees with its number, and tiny differences are not 0.00001526."""
     import re
+
     open_deck(page, site_url, SLUG)
     for text in page.evaluate(SLIDE_TEXTS):
         flat = " ".join(text.split())
@@ -113,8 +116,13 @@ def test_results_protocol_training_commands_and_takeaways(page, site_url, site_d
     proto = table(site_dir, "results_protocol")
     index = slide_with(page, "table[data-source='results_protocol']")
     text = page.locator(".slides > section").nth(index).text_content()
-    for value in (f"{proto['batch_size']:,}", f"{proto['steps']:,}", f"{proto['validation_windows']:,}",
-                  "training stories only", "not an exhaustive tuning study"):
+    for value in (
+        f"{proto['batch_size']:,}",
+        f"{proto['steps']:,}",
+        f"{proto['validation_windows']:,}",
+        "training stories only",
+        "not an exhaustive tuning study",
+    ):
         assert value in text, value
     build = page.evaluate("""[...document.querySelectorAll('.slides > section')]
         .findIndex(s => (s.querySelector('h2')?.textContent || '').includes('head width is set'))""")

@@ -12,7 +12,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import torch
+from test_part3_tables import make_models_dir
 
+from common.layout import MODELS, ModelsFolder
+from common.settings import ROOT
 from export.tables import results, to_json
 from export.tables._results_inputs import InputError, Inputs
 from export.tables._results_measured import charts, run_table, summary
@@ -20,9 +23,6 @@ from export.tables._results_model import attention_rows
 from models.checkpoints import load_checkpoint
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID, PAD_ID
-
-from test_part3_tables import make_models_dir
-from models.settings import ROOT
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -38,15 +38,31 @@ def fake_results(seeds=(11, 29, 47), kinds=KINDS, rng_seed=0) -> dict:
     runs = []
     for kind in kinds:
         for seed in seeds:
-            trace = [{"step": s, "val_loss": 8.3 if s == 1 else rng.uniform(3.2, 4.5),
-                      "train_loss": rng.uniform(3, 5)} for s in (1, 750, 1500, 2250)]
+            trace = [
+                {"step": s, "val_loss": 8.3 if s == 1 else rng.uniform(3.2, 4.5), "train_loss": rng.uniform(3, 5)}
+                for s in (1, 750, 1500, 2250)
+            ]
             best = min(trace, key=lambda p: p["val_loss"])
             test_loss = rng.uniform(3.2, 4.2)
-            runs.append({"kind": kind, "seed": seed, "parameters": 1000 + len(kind), "lr": 1e-3,
-                         "weight_decay": 1e-4, "steps": 2250, "batch_size": 512, "val_trace": trace,
-                         "selected_step": best["step"], "val_loss": best["val_loss"], "test_loss": test_loss,
-                         "test_perplexity": math.exp(test_loss), "train_seconds": rng.uniform(100, 300),
-                         "device": "cpu (x86_64, 2 threads)", "torch_version": "2.13.0+cpu"})
+            runs.append(
+                {
+                    "kind": kind,
+                    "seed": seed,
+                    "parameters": 1000 + len(kind),
+                    "lr": 1e-3,
+                    "weight_decay": 1e-4,
+                    "steps": 2250,
+                    "batch_size": 512,
+                    "val_trace": trace,
+                    "selected_step": best["step"],
+                    "val_loss": best["val_loss"],
+                    "test_loss": test_loss,
+                    "test_perplexity": math.exp(test_loss),
+                    "train_seconds": rng.uniform(100, 300),
+                    "device": "cpu (x86_64, 2 threads)",
+                    "torch_version": "2.13.0+cpu",
+                }
+            )
     return {"profile": "course", "runs": runs}
 
 
@@ -75,13 +91,15 @@ def test_summary_is_mean_and_sample_sd_over_seeds():
     one, four = s["by_kind"]["attn1"]["ppl_mean"], s["by_kind"]["attn4"]["ppl_mean"]
     assert s["attn4_vs_attn1_ppl_reduction_percent"] == pytest.approx((one - four) / one * 100)
     shown = {row[0]: row for row in s["rows"]}
-    assert shown["Four-head attention"][2] == f"{s['by_kind']['attn4']['ppl_mean']:.2f} ± " \
-                                             f"{s['by_kind']['attn4']['ppl_sd']:.2f}"
+    assert (
+        shown["Four-head attention"][2] == f"{s['by_kind']['attn4']['ppl_mean']:.2f} ± "
+        f"{s['by_kind']['attn4']['ppl_sd']:.2f}"
+    )
 
 
 def test_partial_results_mark_the_missing_runs():
     r = fake_results()
-    r["runs"] = [x for x in r["runs"] if x["seed"] == 11 or x["kind"] == "mlp"]   # 5 of 9
+    r["runs"] = [x for x in r["runs"] if x["seed"] == 11 or x["kind"] == "mlp"]  # 5 of 9
     s = summary(r, AUDIT)
     assert not s["complete"] and s["n_runs"] == 5
     assert s["by_kind"]["attn1"]["ppl_sd"] is None and "(1 run)" in s["rows"][1][2]
@@ -90,7 +108,7 @@ def test_partial_results_mark_the_missing_runs():
     assert sum("not measured yet" in row for row in t["rows"]) == 4
     c = charts(r, s)
     root = ET.fromstring(c["ppl_svg"])
-    assert len(root.findall(f".//{SVG}g[@class='sd']")) == 1       # only the MLP has an SD yet
+    assert len(root.findall(f".//{SVG}g[@class='sd']")) == 1  # only the MLP has an SD yet
 
 
 def test_charts_have_text_alternatives_and_one_curve_per_run():
@@ -101,17 +119,21 @@ def test_charts_have_text_alternatives_and_one_curve_per_run():
     assert curves.find(f"{SVG}title").text and curves.find(f"{SVG}desc").text
     lines = curves.findall(f".//{SVG}polyline[@class='run']")
     assert len(lines) == 9 == c["n_curves"]
-    assert {(l.get("data-kind"), int(l.get("data-seed"))) for l in lines} == \
-        {(x["kind"], x["seed"]) for x in r["runs"]}
+    assert {(l.get("data-kind"), int(l.get("data-seed"))) for l in lines} == {(x["kind"], x["seed"]) for x in r["runs"]}
     # step 1 is left off the drawing (it is in the data table), so each curve has 3 points
     assert all(len(l.get("points").split()) == 3 for l in lines)
-    assert len(c["val_curves_table"]["rows"]) == 9 and c["val_curves_table"]["header"][2:] == \
-        ["1", "750", "1500", "2250"]
-    assert len(curves.findall(f".//{SVG}circle[@class='selected']")) == \
-        sum(1 for x in r["runs"] if x["selected_step"] != 1)
+    assert len(c["val_curves_table"]["rows"]) == 9 and c["val_curves_table"]["header"][2:] == [
+        "1",
+        "750",
+        "1500",
+        "2250",
+    ]
+    assert len(curves.findall(f".//{SVG}circle[@class='selected']")) == sum(
+        1 for x in r["runs"] if x["selected_step"] != 1
+    )
     bars = ET.fromstring(c["ppl_svg"])
     assert bars.find(f"{SVG}title").text and bars.find(f"{SVG}desc").text
-    first = bars.find(f"{SVG}g[@class='panel']")             # the panel with every model
+    first = bars.find(f"{SVG}g[@class='panel']")  # the panel with every model
     marks = first.findall(f"{SVG}path[@class='mean']")
     assert len(marks) == 3 and len(first.findall(f"{SVG}g[@class='sd']")) == 3
     # a higher mark (smaller y) means a higher mean perplexity
@@ -131,11 +153,11 @@ def test_attention_rows_sum_to_one_and_both_paths_agree(models_dir):
     assert t["shapes"]["Q"] == [1, 4, 64, 16] and t["shapes"]["weights"] == [1, 4, 64, 64]
     assert t["logits_max_abs_diff"] < 1e-5 and t["weights_max_abs_diff"] < 1e-6
     # the rows are the final-query weights of the fast path, read independently here
-    model, _ = load_checkpoint("attn4", models_dir / "checkpoints")
+    model, _ = load_checkpoint("attn4", ModelsFolder(models_dir))
     X = torch.tensor([[PAD_ID] * t["pad_count"] + t["history"]])
     with torch.no_grad():
         _, weights = model.attend(X)
-    expected = weights[0, :, t["pad_count"]:]
+    expected = weights[0, :, t["pad_count"] :]
     assert torch.allclose(torch.tensor([row[1:] for row in t["rows"]]), expected, atol=1e-6)
 
 
@@ -146,7 +168,7 @@ def test_sizes_from_checkpoints_and_metadata(models_dir, tmp_path):
     sizes = t["results_sizes"]
     assert sizes["onnx_available"]
     for m in sizes["models"]:
-        model, _ = load_checkpoint(m["kind"], models_dir / "checkpoints")
+        model, _ = load_checkpoint(m["kind"], ModelsFolder(models_dir))
         assert m["parameters"] == sum(p.numel() for p in model.parameters())
         assert m["fp32_bytes"] == 4 * m["parameters"]
         assert m["onnx_bytes"] == metadata["models"][m["kind"]]["bytes"]
@@ -154,8 +176,9 @@ def test_sizes_from_checkpoints_and_metadata(models_dir, tmp_path):
 
 
 def test_absent_inputs_give_placeholders(tmp_path):
-    t = results.compute(models_dir=tmp_path / "models", export_dir=tmp_path / "export",
-                        bench_path=tmp_path / "bench.json")
+    t = results.compute(
+        models_dir=tmp_path / "models", export_dir=tmp_path / "export", bench_path=tmp_path / "bench.json"
+    )
     for name in ("results_summary", "results_runs", "results_charts", "results_attention", "results_bench"):
         assert t[name] == {"available": False, "reason": t[name]["reason"]}
         assert "does not exist yet" in t[name]["reason"]
@@ -173,7 +196,7 @@ def test_corrupt_results_stop_with_its_name(tmp_path):
 
 def test_committed_results_agree_with_their_recorded_aggregate():
     """Whatever models/results.json holds right now, the table agrees with it."""
-    path = ROOT / "models" / "results.json"
+    path = MODELS.results
     t = results.compute()
     if not path.exists():
         assert t["results_summary"]["available"] is False
@@ -207,7 +230,9 @@ def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
         for cell, kind in zip(row[5:8], KINDS):
             want = bench["models"][kind][name]["median_ms_per_call"]
             # shown to 2 decimals below 10 ms, 1 below 100, whole ms above
-            assert float(cell.replace(",", "")) == pytest.approx(want, abs=0.0051 if want < 10 else 0.051 if want < 100 else 0.51)
+            assert float(cell.replace(",", "")) == pytest.approx(
+                want, abs=0.0051 if want < 10 else 0.051 if want < 100 else 0.51
+            )
         assert row[8].endswith(f"({r['loop']['ratio']:.1f}×)")
     cpu = t["rows"][-1]
     assert cpu[0] == "onnxruntime CPU (Python)"
@@ -222,6 +247,7 @@ def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
 # ------------------------------------------------------------------ protocol, worked SD, formatting
 def test_small_differences_are_written_in_scientific_notation():
     from export.tables._results_protocol import sci
+
     assert sci(1.526e-05) == "1.5 × 10⁻⁵"
     assert sci(9.96e-06) == "1.0 × 10⁻⁵"
     assert sci(3.0e-7) == "3.0 × 10⁻⁷" and sci(0.0) == "0"
@@ -229,6 +255,7 @@ def test_small_differences_are_written_in_scientific_notation():
 
 def test_device_says_thread_or_threads_from_the_number():
     from export.tables._results_measured import device_phrase
+
     assert device_phrase("cpu (x86_64, 1 threads)") == "CPU (x86_64), 1 thread"
     assert device_phrase("cpu (x86_64, 2 threads)") == "CPU (x86_64), 2 threads"
     s = summary(fake_results(), AUDIT)
@@ -237,6 +264,7 @@ def test_device_says_thread_or_threads_from_the_number():
 
 def test_worked_sd_is_the_sample_sd_and_the_reduction():
     from export.tables._results_protocol import worked_sd
+
     r = fake_results()
     w = worked_sd(r)
     four = [x["test_perplexity"] for x in sorted(r["runs"], key=lambda x: x["seed"]) if x["kind"] == "attn4"]
@@ -258,13 +286,16 @@ def test_uniform_quarter_targets_give_perplexity_four():
 
 def test_protocol_matches_what_the_runs_recorded():
     from models.corpus import PROFILES
-    path = ROOT / "models" / "results.json"
+
+    path = MODELS.results
     recorded = json.loads(path.read_text(encoding="utf-8"))
-    audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text(encoding="utf-8"))
+    audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
     t = results.compute()["results_protocol"]
     course = PROFILES["course"]
     assert t["batch_size"] == course.batch_size == recorded["runs"][0]["batch_size"]
-    assert t["steps"] == course.steps and t["validation_windows"] == recorded["validation_windows"] == course.val_windows
+    assert (
+        t["steps"] == course.steps and t["validation_windows"] == recorded["validation_windows"] == course.val_windows
+    )
     assert t["vocab_size"] == audit["vocab_size"] and t["train_stories"] == audit["splits"]["train"]["documents"]
     for r in recorded["runs"]:
         assert t["optimizer"][r["kind"]] == {"lr": r["lr"], "weight_decay": r["weight_decay"]}
@@ -277,6 +308,7 @@ def test_forward_paths_agree_on_the_committed_checkpoints():
     the trained checkpoints, to a relative tolerance (an absolute 1e-5 fails
     on trained weights: their logits reach tens)."""
     from models.corpus import prepare
+
     X, _ = prepare("course").windows("validation")
     X = X[torch.randperm(len(X), generator=torch.Generator().manual_seed(0))[:256]].long()
     for kind in ("attn1", "attn4"):
@@ -291,15 +323,16 @@ def test_forward_paths_agree_on_the_committed_checkpoints():
 
 
 def test_perplexity_chart_axis_does_not_start_at_zero_and_whiskers_show():
-    path = ROOT / "models" / "results.json"
+    path = MODELS.results
     r = json.loads(path.read_text(encoding="utf-8"))
     s = summary(r, AUDIT)
     svg = ET.fromstring(charts(r, s)["ppl_svg"])
     panels = svg.findall(f"{SVG}g[@class='panel']")
     assert len(panels) == 2
     for panel in panels:
-        ticks = [float(t.text) for t in panel.findall(f"{SVG}g[@class='ticks']/{SVG}text")
-                 if t.get("text-anchor") == "end"]
+        ticks = [
+            float(t.text) for t in panel.findall(f"{SVG}g[@class='ticks']/{SVG}text") if t.get("text-anchor") == "end"
+        ]
         assert min(ticks) > 0
     zoom = panels[1]
     lengths = {g.get("data-kind"): float(g.get("data-length")) for g in zoom.findall(f"{SVG}g[@class='sd']")}

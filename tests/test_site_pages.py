@@ -10,7 +10,9 @@ import math
 from pathlib import Path
 
 import pytest
-from models.settings import ROOT
+from playwright.sync_api import Error as PlaywrightError
+
+from common.settings import ROOT
 
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 
@@ -22,12 +24,12 @@ def fmt(value, digits: int) -> str:
     if value is True or value is False:
         return "true" if value else "false"
     if isinstance(value, int):
-        text = "{:,}".format(value) if abs(value) >= 10000 else str(value)
+        text = f"{value:,}" if abs(value) >= 10000 else str(value)
         return text.replace("-", "−")
     if isinstance(value, float):
         if math.isinf(value):
             return "−∞" if value < 0 else "∞"
-        text = "%.*f" % (digits, value)
+        text = f"{value:.{digits}f}"
         if set(text) <= set("-0."):
             text = text.lstrip("-")
         return text.replace("-", "−")
@@ -122,10 +124,10 @@ def test_every_sourced_value_shows_the_json_values(page, site_url, site_dir, slu
             assert el["bars"] == [fmt(v, el["digits"]) for v in values], el["source"]
             if isinstance(value, dict) and "labels" in value:
                 assert el["labels"] == [str(x) for x in value["labels"]]
-        elif el["kind"] in ("num", "list"):   # a number printed in prose or math (m.num, {{ data... }}, m.ids)
+        elif el["kind"] in ("num", "list"):  # a number printed in prose or math (m.num, {{ data... }}, m.ids)
             assert squash(el["text"]) == squash(fmt(value, el["digits"])), el["source"]
             numbers += 1
-        elif el["kind"] == "abs":             # m.num(..., magnitude=True)
+        elif el["kind"] == "abs":  # m.num(..., magnitude=True)
             assert squash(el["text"]) == squash(fmt(abs(value), el["digits"])), el["source"]
             numbers += 1
         elif el["kind"] == "len":
@@ -147,7 +149,9 @@ def test_every_sourced_value_shows_the_json_values(page, site_url, site_dir, slu
 
 def test_maps_deck_has_no_table_without_a_json_source(page, site_url):
     open_deck(page, site_url, "maps")
-    unsourced = page.evaluate("[...document.querySelectorAll('.slides table:not(.map-code)')].filter(t => !t.dataset.source).length")
+    unsourced = page.evaluate(
+        "[...document.querySelectorAll('.slides table:not(.map-code)')].filter(t => !t.dataset.source).length"
+    )
     assert unsourced == 0
 
 
@@ -160,8 +164,13 @@ def test_maps_deck_quotes_the_worked_numbers_and_the_audit(page, site_url, site_
         train = audit["splits"]["train"]
         cells = page.evaluate("""[...document.querySelectorAll('table[data-source="corpus_audit"] tbody tr')]
                                  .map(tr => [...tr.children].map(td => td.textContent))""")
-        assert ["train", fmt(train["documents"], 0), fmt(train["tokens"], 0),
-                fmt(train["tokens"] + train["documents"], 0), fmt(train["unk_tokens"], 0)] in cells
+        assert [
+            "train",
+            fmt(train["documents"], 0),
+            fmt(train["tokens"], 0),
+            fmt(train["tokens"] + train["documents"], 0),
+            fmt(train["unk_tokens"], 0),
+        ] in cells
     else:
         assert page.locator(".unavailable[data-source='corpus_audit']").count() > 0
 
@@ -221,7 +230,8 @@ def test_print_view_lays_out_every_slide(page, site_url, site_dir):
     page.wait_for_function(
         f"""document.documentElement.classList.contains('print-pdf')
             && document.querySelectorAll('.pdf-page').length === {total}
-            && document.querySelectorAll('.pdf-page section[data-slide]').length === {total}""")
+            && document.querySelectorAll('.pdf-page section[data-slide]').length === {total}"""
+    )
     assert total > 1
     page.watch.assert_clean()
 
@@ -229,16 +239,22 @@ def test_print_view_lays_out_every_slide(page, site_url, site_dir):
 def test_speaker_view_opens_with_the_notes(page, site_url):
     open_deck(page, site_url, "maps", "#/9")
     outside = []
-    page.context.on("request", lambda r: r.url.split(":")[0] in ("http", "https")
-                    and not r.url.startswith(site_url + "/") and outside.append(r.url))
+    page.context.on(
+        "request",
+        lambda r: (
+            r.url.split(":")[0] in ("http", "https") and not r.url.startswith(site_url + "/") and outside.append(r.url)
+        ),
+    )
     with page.context.expect_page() as popup_info:
         page.keyboard.press("s")
     popup = popup_info.value
     errors = []
     popup.on("console", lambda m: m.type == "error" and errors.append(m.text))
     expected = page.evaluate("Reveal.getCurrentSlide().querySelector('aside.notes').textContent.trim().split('\\n')[0]")
-    popup.wait_for_function("document.body && document.body.innerText.includes('NOTES') || "
-                            "document.body.innerText.toLowerCase().includes('notes')")
+    popup.wait_for_function(
+        "document.body && document.body.innerText.includes('NOTES') || "
+        "document.body.innerText.toLowerCase().includes('notes')"
+    )
     popup.wait_for_function(f"document.body.innerText.includes({json.dumps(expected[:40])})")
     assert not errors and not outside
     page.watch.assert_clean()
@@ -252,8 +268,12 @@ def test_a_visited_deck_and_its_reading_view_open_offline(page, site_url):
     page.goto(f"{site_url}/read/maps.html")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     for path in ("/decks/maps.html", "/vendor/reveal/reveal.js", "/widgets/loader.js", "/read/maps.html"):
-        page.wait_for_function("""(p) => caches.open('attention-course-shell-v1')
-            .then((c) => c.match(location.origin + p)).then((r) => r !== undefined)""", arg=path, timeout=30_000)
+        page.wait_for_function(
+            """(p) => caches.open('attention-course-shell-v1')
+            .then((c) => c.match(location.origin + p)).then((r) => r !== undefined)""",
+            arg=path,
+            timeout=30_000,
+        )
     page.context.set_offline(True)
     try:
         open_deck(page, site_url, "maps")
@@ -262,7 +282,7 @@ def test_a_visited_deck_and_its_reading_view_open_offline(page, site_url):
         assert page.evaluate("document.documentElement.dataset.widgetsReady") != "failed"
         page.goto(f"{site_url}/read/maps.html")
         assert page.locator("article.read-slide").count() > 10
-        with pytest.raises(Exception):   # a deck never opened was not kept
+        with pytest.raises(PlaywrightError):  # a deck never opened was not kept
             page.goto(f"{site_url}/decks/part2.html")
     finally:
         page.context.set_offline(False)

@@ -46,20 +46,24 @@ def test_vocab_round_trip(tmp_path):
 
 
 def test_vocab_save_reproduces_the_committed_file_and_keeps_text_readable(tmp_path):
-    from models.checkpoints import CHECKPOINT_DIR
-    committed = CHECKPOINT_DIR / "vocab.json"
+    from common.layout import MODELS
+
+    committed = MODELS.vocab
     Vocab.load(committed).save(tmp_path / "again.json")
     assert (tmp_path / "again.json").read_bytes() == committed.read_bytes()
     Vocab(["<PAD>", "<BOS>", "<EOS>", "<UNK>", "é", "🐶"]).save(tmp_path / "v.json")
     raw = (tmp_path / "v.json").read_bytes()
-    assert "é".encode("utf-8") in raw and "🐶".encode("utf-8") in raw and b"\\u" not in raw
+    assert "é".encode() in raw and "🐶".encode() in raw and b"\\u" not in raw
     assert raw.endswith(b'"\n]\n')
 
 
 def test_bad_vocabularies_are_rejected_with_messages_naming_the_file(tmp_path):
     import json
+
     import pytest
+
     from models.tokenizer import SPECIALS, VocabError
+
     with pytest.raises(ValueError, match=r"vocabulary must start with \('<PAD>', '<BOS>', '<EOS>', '<UNK>'\)"):
         Vocab(["<BOS>", "<PAD>", "<EOS>", "<UNK>"])
     with pytest.raises(ValueError, match="^vocabulary has duplicate tokens$"):
@@ -89,5 +93,5 @@ def test_bad_vocabularies_are_rejected_with_messages_naming_the_file(tmp_path):
 
 def test_fit_keeps_min_count_and_never_repeats_a_special():
     vocab = Vocab.fit([["<UNK>", "<UNK>", "<EOS>", "<EOS>", "a", "a", "b", "c", "c", "c"]], max_size=100)
-    assert vocab.itos == ["<PAD>", "<BOS>", "<EOS>", "<UNK>", "c", "a"]      # b (once) left out
+    assert vocab.itos == ["<PAD>", "<BOS>", "<EOS>", "<UNK>", "c", "a"]  # b (once) left out
     assert Vocab.fit([["a", "b"]], max_size=100, min_count=1).itos[4:] == ["a", "b"]

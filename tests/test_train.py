@@ -7,14 +7,15 @@ import statistics
 
 import pytest
 import torch
+from test_protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from models.checkpoints import CHECKPOINT_DIR, CheckpointError, load_checkpoint, load_vocab
+from common.layout import MODELS, ModelsFolder
+from models import train
+from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS, build, count_parameters
-from models import train
-from models.train import MODELS_DIR, aggregate, mean_loss, run_protocol, validation_slice
-from test_protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
+from models.train import aggregate, mean_loss, run_protocol, validation_slice
 
 # The smoke profile (what CI trains), with the checkpoint seed only.
 SMOKE = dataclasses.replace(PROFILES["smoke"], seeds=(11,))
@@ -44,15 +45,20 @@ class ProtocolSpy:
         parameters = list(parameters)
         total = self._clip(parameters, max_norm, *args, **kwargs)
         self.clips.setdefault(self.kind_of(parameters), []).append(
-            {"max_norm": max_norm, "other_args": (args, kwargs), "norm_before": float(total)})
+            {"max_norm": max_norm, "other_args": (args, kwargs), "norm_before": float(total)}
+        )
         return total
 
     def before_step(self, optimizer, args, kwargs):
         params = [p for group in optimizer.param_groups for p in group["params"]]
         grads = [p.grad.detach().flatten() for p in params if p.grad is not None]
-        self.updates.setdefault(self.kind_of(params), []).append({
-            "optimizer": type(optimizer).__name__, "grad_norm": float(torch.linalg.vector_norm(torch.cat(grads))),
-            "settings": [(g["lr"], g["weight_decay"]) for g in optimizer.param_groups]})
+        self.updates.setdefault(self.kind_of(params), []).append(
+            {
+                "optimizer": type(optimizer).__name__,
+                "grad_norm": float(torch.linalg.vector_norm(torch.cat(grads))),
+                "settings": [(g["lr"], g["weight_decay"]) for g in optimizer.param_groups],
+            }
+        )
 
 
 @pytest.fixture(scope="module")
@@ -103,13 +109,13 @@ def test_resume_skips_recorded_runs(smoke_run):
 def test_checkpoint_round_trip(smoke_run):
     out, results, _ = smoke_run
     test_windows = prepare(SMOKE).windows("test")
-    vocab = load_vocab(out / "checkpoints")
+    vocab = load_vocab(ModelsFolder(out))
     for run in results["runs"]:
-        model, info = load_checkpoint(run["kind"], out / "checkpoints")
+        model, info = load_checkpoint(run["kind"], ModelsFolder(out))
         assert info["selected_step"] == run["selected_step"] and info["seed"] == 11
         ids = torch.tensor([[0] * 60 + [1, 5, 6, 7]])
         assert model(ids).shape == (1, len(vocab))
-        assert model.config["C"] == len(vocab)
+        assert model.config.C == len(vocab)
         # the saved state is the restored best-validation state that was scored on the test windows
         assert math.isclose(mean_loss(model, *test_windows), run["test_loss"], rel_tol=1e-6)
 
@@ -117,6 +123,7 @@ def test_checkpoint_round_trip(smoke_run):
 def test_corrupt_and_missing_checkpoints_give_clear_errors(smoke_run, tmp_path):
     out, _, _ = smoke_run
     import shutil
+
     ck = tmp_path / "checkpoints"
     shutil.copytree(out / "checkpoints", ck)
     data = bytearray((ck / "attn1.safetensors").read_bytes())
@@ -143,7 +150,7 @@ def test_saved_checkpoints_score_the_recorded_best_val_loss(smoke_run):
     val = validation_slice(*prepare(SMOKE).windows("validation"), SMOKE.val_windows)
     assert len(val[1]) == SMOKE.val_windows
     for run in results["runs"]:
-        model, _ = load_checkpoint(run["kind"], out / "checkpoints")
+        model, _ = load_checkpoint(run["kind"], ModelsFolder(out))
         assert math.isclose(mean_loss(model, *val), run["val_loss"], rel_tol=1e-6), run["kind"]
 
 
@@ -152,7 +159,7 @@ def test_every_update_is_clipped_to_norm_1(smoke_run):
     assert sorted(spy.updates) == sorted(spy.clips) == sorted(KINDS)
     for kind in KINDS:
         updates, clips = spy.updates[kind], spy.clips[kind]
-        assert len(updates) == len(clips) == SMOKE.steps, kind       # one clip before each update
+        assert len(updates) == len(clips) == SMOKE.steps, kind  # one clip before each update
         assert all(c["max_norm"] == PROTOCOL_CLIP_NORM and c["other_args"] == ((), {}) for c in clips), kind
         # clipping had work to do (the check is not vacuous) ...
         assert sum(c["norm_before"] > 2 * PROTOCOL_CLIP_NORM for c in clips) >= 3, kind
@@ -175,9 +182,10 @@ def test_each_run_uses_and_records_its_kinds_protocol_settings(smoke_run):
 
 # ---------------------------------------------------------------- the committed course results
 
+
 @pytest.fixture(scope="module")
 def committed():
-    return json.loads((MODELS_DIR / "results.json").read_text(encoding="utf-8"))
+    return json.loads(MODELS.results.read_text(encoding="utf-8"))
 
 
 def test_committed_results_follow_the_protocol(committed):
@@ -207,9 +215,9 @@ def test_committed_checkpoints_reproduce_the_seed_11_test_loss(committed):
     test_windows = prepare("course").windows("test")
     assert len(test_windows[1]) == committed["test_windows"]
     for kind in KINDS:
-        model, info = load_checkpoint(kind, CHECKPOINT_DIR)
+        model, info = load_checkpoint(kind, MODELS)
         run = next(r for r in committed["runs"] if r["kind"] == kind and r["seed"] == 11)
         assert info["seed"] == 11 and info["profile"] == "course"
         assert info["selected_step"] == run["selected_step"]
-        assert model.token_embedding.weight[0].abs().sum().item() == 0.0      # PAD's row stayed zero
+        assert model.token_embedding.weight[0].abs().sum().item() == 0.0  # PAD's row stayed zero
         assert math.isclose(mean_loss(model, *test_windows), run["test_loss"], rel_tol=1e-6), kind

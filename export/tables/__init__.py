@@ -55,8 +55,9 @@ def compute_all(names: list[str] | None = None) -> dict[str, str]:
             if not isinstance(name, str) or not NAME.match(name):
                 raise TablesError(f"export/tables/{mod_name}.py: bad table name {name!r} (letters, digits, _)")
             if name in owner:
-                raise TablesError(f"table {name!r} is produced by both export/tables/{owner[name]}.py "
-                                  f"and export/tables/{mod_name}.py")
+                raise TablesError(
+                    f"table {name!r} is produced by both export/tables/{owner[name]}.py and export/tables/{mod_name}.py"
+                )
             owner[name] = mod_name
             tables[name] = to_json(name, value)
     return tables

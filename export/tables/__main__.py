@@ -9,8 +9,8 @@ import os
 import sys
 from pathlib import Path
 
-from models.settings import TABLES_DIR
-from models.swap import build_lock
+from common.publish import build_lock
+from common.settings import TABLES_DIR
 
 from . import TablesError, compute_all
 
@@ -30,8 +30,12 @@ def write_tables(tables: dict[str, str], out: Path, remove_stale: bool = True) -
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m export.tables", description=__doc__)
     p.add_argument("--out", type=Path, default=TABLES_DIR)
-    p.add_argument("--only", nargs="+", metavar="MODULE",
-                   help="development: run only these modules (other tables are left as they are)")
+    p.add_argument(
+        "--only",
+        nargs="+",
+        metavar="MODULE",
+        help="development: run only these modules (other tables are left as they are)",
+    )
     args = p.parse_args(argv)
     try:
         tables = compute_all(args.only)
@@ -42,7 +46,7 @@ def main(argv=None) -> int:
     try:
         with build_lock(args.out.parent):
             write_tables(tables, args.out, remove_stale=args.only is None)
-    except OSError as exc:   # a read-only or full disk: name the path, no traceback
+    except OSError as exc:  # a read-only or full disk: name the path, no traceback
         print(f"tables failed: cannot write {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(f"{len(tables)} tables written to {args.out}: {', '.join(sorted(tables))}")

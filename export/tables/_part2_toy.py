@@ -27,19 +27,19 @@ COORDS = ("water", "finance", "noun", "grammar")
 
 # word features, looked up by the lower-cased word
 WORDS = {
-    "the":       (0.0, 0.0, 0.0, 1.0),
-    "children":  (0.0, 0.0, 1.0, 0.0),
-    "sat":       (0.0, 0.0, 0.0, 0.3),
-    "on":        (0.0, 0.0, 0.0, 0.7),
-    "river":     (1.0, 0.0, 1.0, 0.0),
-    "bank":      (0.0, 0.0, 1.0, 0.0),
-    "and":       (0.0, 0.0, 0.0, 0.8),
-    "watched":   (0.0, 0.0, 0.0, 0.3),
-    "she":       (0.0, 0.0, 0.6, 0.4),
+    "the": (0.0, 0.0, 0.0, 1.0),
+    "children": (0.0, 0.0, 1.0, 0.0),
+    "sat": (0.0, 0.0, 0.0, 0.3),
+    "on": (0.0, 0.0, 0.0, 0.7),
+    "river": (1.0, 0.0, 1.0, 0.0),
+    "bank": (0.0, 0.0, 1.0, 0.0),
+    "and": (0.0, 0.0, 0.0, 0.8),
+    "watched": (0.0, 0.0, 0.0, 0.3),
+    "she": (0.0, 0.0, 0.6, 0.4),
     "deposited": (0.0, 0.8, 0.0, 0.3),
-    "her":       (0.0, 0.0, 0.0, 0.8),
-    "cheque":    (0.0, 1.0, 1.0, 0.0),
-    "at":        (0.0, 0.0, 0.0, 0.7),
+    "her": (0.0, 0.0, 0.0, 0.8),
+    "cheque": (0.0, 1.0, 1.0, 0.0),
+    "at": (0.0, 0.0, 0.0, 0.7),
 }
 
 N_POSITIONS = 10
@@ -56,39 +56,86 @@ def position_offset(i: int) -> np.ndarray:
 POSITIONS = np.stack([position_offset(i) for i in range(1, N_POSITIONS + 1)])
 
 # ---------------------------------------------------------------- attention head
-QK_AXES = ("setting", "thing", "link")   # query: what it asks for; key: what it offers
-V_AXES = ("water", "finance")            # what a source sends
+QK_AXES = ("setting", "thing", "link")  # query: what it asks for; key: what it offers
+V_AXES = ("water", "finance")  # what a source sends
 
 #                   setting thing link
-W_Q = np.array([[0.0, 0.0, 0.0],    # water
-                [0.0, 0.0, 0.0],    # finance
-                [2.0, 0.0, 0.5],    # noun: a noun asks which setting it is in (and a little for link words)
-                [1.2, 1.5, 0.0]])   # grammar: a function word asks for setting and for things
-W_K = np.array([[2.0, 0.0, 0.0],    # water  -> offers a setting clue
-                [2.0, 0.0, 0.0],    # finance -> offers a setting clue
-                [0.0, 1.0, 0.0],    # noun   -> is a thing
-                [0.0, 0.0, 1.0]])   # grammar -> is a link word
-W_V = np.array([[1.0, 0.0],         # water   -> sends water
-                [0.0, 1.0],         # finance -> sends finance
-                [0.0, 0.0],
-                [0.0, 0.0]])
-W_O = np.array([[1.0, 0.0, 0.0, 0.0],   # value water   -> representation water
-                [0.0, 1.0, 0.0, 0.0]])  # value finance -> representation finance
+W_Q = np.array(
+    [
+        [0.0, 0.0, 0.0],  # water
+        [0.0, 0.0, 0.0],  # finance
+        [2.0, 0.0, 0.5],  # noun: a noun asks which setting it is in (and a little for link words)
+        [1.2, 1.5, 0.0],
+    ]
+)  # grammar: a function word asks for setting and for things
+W_K = np.array(
+    [
+        [2.0, 0.0, 0.0],  # water  -> offers a setting clue
+        [2.0, 0.0, 0.0],  # finance -> offers a setting clue
+        [0.0, 1.0, 0.0],  # noun   -> is a thing
+        [0.0, 0.0, 1.0],
+    ]
+)  # grammar -> is a link word
+W_V = np.array(
+    [
+        [1.0, 0.0],  # water   -> sends water
+        [0.0, 1.0],  # finance -> sends finance
+        [0.0, 0.0],
+        [0.0, 0.0],
+    ]
+)
+W_O = np.array(
+    [
+        [1.0, 0.0, 0.0, 0.0],  # value water   -> representation water
+        [0.0, 1.0, 0.0, 0.0],
+    ]
+)  # value finance -> representation finance
 D_K = W_Q.shape[1]
 
 # ---------------------------------------------------------------- prediction head
-HIDDEN = ("water scene", "finance scene", "noun expected", "after a noun",
-          "water noun", "finance noun", "no clue yet", "any clue")
+HIDDEN = (
+    "water scene",
+    "finance scene",
+    "noun expected",
+    "after a noun",
+    "water noun",
+    "finance noun",
+    "no clue yet",
+    "any clue",
+)
 #          water finance noun grammar
-W1 = np.array([[2.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 1.0],
-               [0.0, 2.0, 0.0, 0.0, 0.0, 1.0, -2.0, 1.0],
-               [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
-               [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0]])
+W1 = np.array(
+    [
+        [2.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 1.0],
+        [0.0, 2.0, 0.0, 0.0, 0.0, 1.0, -2.0, 1.0],
+        [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0],
+    ]
+)
 b1 = np.array([-0.2, -0.2, -0.5, -0.5, -1.2, -1.2, -0.5, -0.3])
 
-CANDIDATES = ("boats", "ducks", "fish", "swans", "teller", "clerk", "queue", "receipt",
-              "sky", "people", "birds", "clouds", "river", "water", "bank", "money",
-              "cheque", "and", "the", "watched")
+CANDIDATES = (
+    "boats",
+    "ducks",
+    "fish",
+    "swans",
+    "teller",
+    "clerk",
+    "queue",
+    "receipt",
+    "sky",
+    "people",
+    "birds",
+    "clouds",
+    "river",
+    "water",
+    "bank",
+    "money",
+    "cheque",
+    "and",
+    "the",
+    "watched",
+)
 WATER_NOUNS = ("boats", "ducks", "fish", "swans")
 FINANCE_NOUNS = ("teller", "queue", "clerk", "receipt")
 GENERIC_NOUNS = ("sky", "people", "birds", "clouds")
@@ -104,9 +151,16 @@ def _head() -> np.ndarray:
 
     add("water scene", {"river": 1.0, "water": 1.0, **{w: 0.5 for w in WATER_NOUNS}})
     add("finance scene", {"bank": 1.0, "money": 1.0, "cheque": 1.0, **{w: 0.5 for w in FINANCE_NOUNS}})
-    add("noun expected", {**{w: 2.0 for w in WATER_NOUNS + FINANCE_NOUNS + GENERIC_NOUNS},
-                          **{w: 1.5 for w in ("river", "water", "bank", "money", "cheque")},
-                          "and": -1.0, "the": -1.0, "watched": -1.0})
+    add(
+        "noun expected",
+        {
+            **{w: 2.0 for w in WATER_NOUNS + FINANCE_NOUNS + GENERIC_NOUNS},
+            **{w: 1.5 for w in ("river", "water", "bank", "money", "cheque")},
+            "and": -1.0,
+            "the": -1.0,
+            "watched": -1.0,
+        },
+    )
     add("after a noun", {"and": 2.0, "watched": 1.5, "the": -1.0})
     add("water noun", dict(zip(WATER_NOUNS, (4.0, 3.4, 3.0, 2.6))))
     add("finance noun", dict(zip(FINANCE_NOUNS, (4.0, 3.4, 3.0, 2.6))))
@@ -134,7 +188,7 @@ def word_rows(tokens) -> np.ndarray:
 def embed(tokens, positions: bool = True) -> np.ndarray:
     """E: one row per token, word features plus (optionally) position offsets."""
     E = word_rows(tokens)
-    return E + POSITIONS[:len(tokens)] if positions else E
+    return E + POSITIONS[: len(tokens)] if positions else E
 
 
 def project(E: np.ndarray):
@@ -152,7 +206,7 @@ def attention_row(E: np.ndarray, i: int, causal: bool = True) -> dict:
     """Step-by-step attention for the 1-based query position i over every row of E."""
     Q, K, V = project(E)
     q = Q[i - 1]
-    terms = q[None, :] * K                        # [T, d_k]: q_l * k_jl
+    terms = q[None, :] * K  # [T, d_k]: q_l * k_jl
     raw = terms.sum(axis=1)
     scaled = raw / math.sqrt(D_K)
     allowed = np.arange(1, len(E) + 1) <= i if causal else np.ones(len(E), bool)
@@ -160,9 +214,21 @@ def attention_row(E: np.ndarray, i: int, causal: bool = True) -> dict:
     weighted = weights[:, None] * V
     message = weighted.sum(axis=0)
     delta = message @ W_O
-    return dict(q=q, K=K, V=V, terms=terms, raw=raw, scaled=scaled, allowed=allowed,
-                weights=weights, weighted=weighted, message=message, delta=delta,
-                e=E[i - 1], e_new=E[i - 1] + delta)
+    return dict(
+        q=q,
+        K=K,
+        V=V,
+        terms=terms,
+        raw=raw,
+        scaled=scaled,
+        allowed=allowed,
+        weights=weights,
+        weighted=weighted,
+        message=message,
+        delta=delta,
+        e=E[i - 1],
+        e_new=E[i - 1] + delta,
+    )
 
 
 def attention_matrix(E: np.ndarray, causal: bool = True) -> dict:
@@ -226,7 +292,7 @@ def rope_matrix(i: float, d: int, base: float = 10000.0) -> np.ndarray:
     R = np.zeros((d, d))
     for k, t in enumerate(rates(d, base)):
         c, s = math.cos(i * t), math.sin(i * t)
-        R[2 * k:2 * k + 2, 2 * k:2 * k + 2] = [[c, -s], [s, c]]
+        R[2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = [[c, -s], [s, c]]
     return R
 
 

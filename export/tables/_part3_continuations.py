@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import torch
 
+from common.settings import CONTEXT, HELD_OUT_PRESET
+from common.settings import TOKEN_LIMIT as LIMIT
 from export.decoding import generate
 from models.nets import KINDS, LABELS
-from models.settings import CONTEXT, HELD_OUT_PRESET, TOKEN_LIMIT as LIMIT
 from models.tokenizer import BOS
 
 from ._results_inputs import InputError, Inputs, missing, unavailable
@@ -33,6 +34,7 @@ def greedy(model: torch.nn.Module, prompt_ids: list[int], limit: int = LIMIT) ->
     def logits_fn(context_ids: list[int]) -> list[float]:
         with torch.no_grad():
             return model(torch.tensor([context_ids]))[0].tolist()
+
     return generate(logits_fn, prompt_ids, mode="greedy", limit=limit)
 
 
@@ -46,12 +48,16 @@ def continuations(inputs: Inputs) -> dict:
         return unavailable(f"{presets_path} has no held-out preset yet.")
     vocab = inputs.vocab()
     if vocab is None:
-        return missing(inputs.checkpoint_dir / "vocab.json")
+        return missing(inputs.folder.vocab)
     prompt = preset["prompt"]
     parity = inputs.export_json("parity.json")
     prompt_ids = vocab.encode(prompt)
     out = {
-        "available": True, "prompt": prompt, "prompt_ids": prompt_ids, "limit": LIMIT, "context": CONTEXT,
+        "available": True,
+        "prompt": prompt,
+        "prompt_ids": prompt_ids,
+        "limit": LIMIT,
+        "context": CONTEXT,
         "preset": {k: v for k, v in preset.items() if isinstance(v, (str, int, float)) and k != "prompt"},
         "source": {k: v for k, v in (preset.get("source") or {}).items() if isinstance(v, (str, int))},
         "models": [],
@@ -59,26 +65,41 @@ def continuations(inputs: Inputs) -> dict:
     for kind in KINDS:
         loaded = inputs.model(kind)
         if loaded is None:
-            out["models"].append(dict(missing(inputs.checkpoint_dir / f"{kind}.safetensors"),
-                                      kind=kind, label=LABELS[kind]))
+            out["models"].append(dict(missing(inputs.folder.weights(kind)), kind=kind, label=LABELS[kind]))
             continue
         model, info = loaded
         result = greedy(model, prompt_ids)
         reference = _exported_greedy(parity, kind, preset.get("id"))
         if reference is not None and reference != result["ids"]:
-            raise InputError(f"{inputs.export_dir / 'parity.json'}: its greedy continuation of preset "
-                             f"{preset.get('id')!r} for {kind} differs from the checkpoint's; the export is "
-                             f"stale (run `python -m export`)")
-        out["models"].append({
-            "available": True, "kind": kind, "label": LABELS[kind], "seed": info.get("seed"),
-            "ids": result["ids"], "stop": result["stop"], "calls": result["calls"],
-            "checked_against_export": reference is not None,
-            "n_tokens": len(result["ids"]),
-            "text": vocab.decode(result["ids"]),
-            "tokens": [vocab.itos[i] for i in result["ids"]],
-        })
+            raise InputError(
+                f"{inputs.export_dir / 'parity.json'}: its greedy continuation of preset "
+                f"{preset.get('id')!r} for {kind} differs from the checkpoint's; the export is "
+                f"stale (run `python -m export`)"
+            )
+        out["models"].append(
+            {
+                "available": True,
+                "kind": kind,
+                "label": LABELS[kind],
+                "seed": info.get("seed"),
+                "ids": result["ids"],
+                "stop": result["stop"],
+                "calls": result["calls"],
+                "checked_against_export": reference is not None,
+                "n_tokens": len(result["ids"]),
+                "text": vocab.decode(result["ids"]),
+                "tokens": [vocab.itos[i] for i in result["ids"]],
+            }
+        )
     out["prompt_tokens"] = [BOS] + [vocab.itos[i] for i in prompt_ids]
-    out["rows"] = [[m["label"], m["text"] if m["available"] else "not measured yet",
-                    (f"{m['n_tokens']} tokens, " + ("stopped at EOS" if m["stop"] == "eos" else "hit the limit"))
-                    if m["available"] else "—"] for m in out["models"]]
+    out["rows"] = [
+        [
+            m["label"],
+            m["text"] if m["available"] else "not measured yet",
+            (f"{m['n_tokens']} tokens, " + ("stopped at EOS" if m["stop"] == "eos" else "hit the limit"))
+            if m["available"]
+            else "—",
+        ]
+        for m in out["models"]
+    ]
     return out

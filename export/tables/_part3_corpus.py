@@ -73,24 +73,29 @@ def stories(corpus) -> dict:
     every = [(s, split) for split in SPLITS for s in corpus.stories[split]]
     by_length = sorted(every, key=lambda p: (len(p[0]["ids"]), p[0]["origin_file"], p[0]["origin_index"]))
     train = [p for p in by_length if p[1] == "train"]
-    typical, typical_split = train[len(train) // 2]              # the median-length training story
+    typical, typical_split = train[len(train) // 2]  # the median-length training story
     shortest, shortest_split = by_length[0]
     longest = by_length[-1]
     p90 = by_length[int(0.9 * (len(by_length) - 1))]
-    sample = dict(_describe(typical, typical_split), text_excerpt=_head(typical["text"], 60),
-                  rule="the median-length story of the training split")
-    short = dict(_describe(shortest, shortest_split), text=shortest["text"],
-                 rule="the shortest story of the whole subset")
-    long_ones = [dict(_describe(s, split), beginning=_head(s["text"], 45), ending=_tail(s["text"], 30), rule=rule)
-                 for (s, split), rule in ((p90, "a story at the 90th percentile of length"), (longest, "the longest story"))]
+    sample = dict(
+        _describe(typical, typical_split),
+        text_excerpt=_head(typical["text"], 60),
+        rule="the median-length story of the training split",
+    )
+    short = dict(
+        _describe(shortest, shortest_split), text=shortest["text"], rule="the shortest story of the whole subset"
+    )
+    long_ones = [
+        dict(_describe(s, split), beginning=_head(s["text"], 45), ending=_tail(s["text"], 30), rule=rule)
+        for (s, split), rule in ((p90, "a story at the 90th percentile of length"), (longest, "the longest story"))
+    ]
     return {"credit": CREDIT, "sample": sample, "shortest": short, "long": long_ones}
 
 
 def split_counts(audit: dict) -> dict:
     """Document split and window counts straight from models/corpus_audit.json."""
     splits = audit["splits"]
-    rows = [[name, splits[name]["documents"], splits[name]["tokens"], splits[name]["windows"]]
-            for name in SPLITS]
+    rows = [[name, splits[name]["documents"], splits[name]["tokens"], splits[name]["windows"]] for name in SPLITS]
     return {
         "available": True,
         "selected_stories": audit["selected_stories"],
@@ -112,6 +117,9 @@ def corpus_tables(audit: dict | None, corpus=None) -> dict:
     corpus = corpus if corpus is not None else prepare("course")
     out = stories(corpus)
     out["available"] = True
-    out["audit"] = split_counts(audit) if audit is not None else {
-        "available": False, "reason": "models/corpus_audit.json does not exist yet."}
+    out["audit"] = (
+        split_counts(audit)
+        if audit is not None
+        else {"available": False, "reason": "models/corpus_audit.json does not exist yet."}
+    )
     return out

@@ -11,10 +11,9 @@ import copy
 import torch
 import torch.nn.functional as F
 
-from models.tokenizer import BOS, EOS_ID, PAD_ID, UNK_ID
-from models.settings import CONTEXT, OPTIMIZER
-
+from common.settings import CONTEXT, OPTIMIZER
 from export.decoding import BANNED, context_window
+from models.tokenizer import BOS, EOS_ID, PAD_ID, UNK_ID
 
 from ._results_inputs import Inputs, missing
 from ._results_protocol import sci
@@ -22,7 +21,7 @@ from ._results_protocol import sci
 PREFIXES = (("<BOS>", "lily", "found"), ("<BOS>", "lily", "found", "a"))
 TARGETS = ("a", "red")
 GENERATION_PROMPT = "Lily found"
-EXCLUDED = sorted(BANNED)   # never chosen during generation
+EXCLUDED = sorted(BANNED)  # never chosen during generation
 SHAPE_MEANINGS = (
     ("E", "token row + position row, per slot"),
     ("Q", "queries, split into heads"),
@@ -45,27 +44,30 @@ def shapes(details: dict[str, torch.Tensor]) -> dict[str, list[int]]:
 def real_batch(inputs: Inputs) -> dict:
     vocab = inputs.vocab()
     if vocab is None:
-        return missing(inputs.checkpoint_dir / "vocab.json")
+        return missing(inputs.folder.vocab)
     loaded = inputs.model("attn4")
-    T = loaded[0].config["w"] if loaded else CONTEXT
+    T = loaded[0].config.w if loaded else CONTEXT
     ids = [vocab.encode_tokens(p) for p in PREFIXES]
     target_ids = vocab.encode_tokens(TARGETS)
     X = torch.tensor([context_window(row, T) for row in ids])
     y = torch.tensor(target_ids)
     out = {
         "available": True,
-        "C": len(vocab), "T": T,
+        "C": len(vocab),
+        "T": T,
         "prefixes": [list(p) for p in PREFIXES],
         "prefix_ids": ids,
-        "targets": list(TARGETS), "target_ids": target_ids,
+        "targets": list(TARGETS),
+        "target_ids": target_ids,
         "pad_counts": [T - len(row) for row in ids],
-        "X_shape": list(X.shape), "y_shape": list(y.shape),
+        "X_shape": list(X.shape),
+        "y_shape": list(y.shape),
         "X_tails": [row[-6:] for row in X.tolist()],
         "rows": [[" ".join(p), row, t, tid] for p, row, t, tid in zip(PREFIXES, ids, TARGETS, target_ids)],
         "word_ids": {w: vocab.stoi.get(w, UNK_ID) for w in ("lily", "found", "a", "red")},
     }
     if loaded is None:
-        out["model"] = missing(inputs.checkpoint_dir / "attn4.safetensors")
+        out["model"] = missing(inputs.folder.weights("attn4"))
         return out
     model, info = loaded
     cfg = model.config
@@ -74,7 +76,7 @@ def real_batch(inputs: Inputs) -> dict:
         fast, fast_weights = model.attend(X)
     real = X.ne(PAD_ID)
     n_real = int(real[0].sum())
-    found_weights = details["weights"][0, :, -1, -n_real:]          # [heads, 3] for "BOS lily found"
+    found_weights = details["weights"][0, :, -1, -n_real:]  # [heads, 3] for "BOS lily found"
     lily_row_allowed = int(torch.isfinite(details["scores"][0, 0, -2]).sum())
     loss = F.cross_entropy(details["logits"], y)
     probs = details["logits"].softmax(-1)[torch.arange(2), y]
@@ -85,15 +87,20 @@ def real_batch(inputs: Inputs) -> dict:
     step_loss = F.cross_entropy(trainee(X), y)
     opt.zero_grad()
     step_loss.backward()
-    with_grad = sorted(name for name, p in trainee.named_parameters()
-                       if p.grad is not None and bool(p.grad.abs().sum() > 0))
+    with_grad = sorted(
+        name for name, p in trainee.named_parameters() if p.grad is not None and bool(p.grad.abs().sum() > 0)
+    )
     opt.step()
     with torch.no_grad():
         loss_after = F.cross_entropy(trainee(X), y)
     out["model"] = {
         "available": True,
-        "seed": info.get("seed"), "selected_step": info.get("selected_step"),
-        "d": cfg["d"], "heads": cfg["n_heads"], "head_width": cfg["d_k"], "hidden": cfg["h"],
+        "seed": info.get("seed"),
+        "selected_step": info.get("selected_step"),
+        "d": cfg.d,
+        "heads": cfg.n_heads,
+        "head_width": cfg.d_k,
+        "hidden": cfg.h,
         "shapes": shapes(details),
         "shape_rows": [[name, list(details[name].shape), meaning] for name, meaning in SHAPE_MEANINGS],
         "parameter_shapes": {name: list(p.shape) for name, p in model.named_parameters()},
@@ -123,7 +130,7 @@ def generation_step(inputs: Inputs, top: int = 5) -> dict:
     if absent:
         return absent
     model, vocab, tokens, history, X = ctx["model"], ctx["vocab"], ctx["tokens"], ctx["history"], ctx["X"]
-    T = model.config["w"]
+    T = model.config.w
     with torch.no_grad():
         logits = model(X)[0]
     logits[list(EXCLUDED)] = float("-inf")
@@ -142,6 +149,5 @@ def generation_step(inputs: Inputs, top: int = 5) -> dict:
         "choice_id": choice,
         "choice": vocab.itos[choice],
         "choice_is_eos": choice == EOS_ID,
-        "top": {"labels": [vocab.itos[int(i)] for i in best.indices],
-                "values": best.values.tolist()},
+        "top": {"labels": [vocab.itos[int(i)] for i in best.indices], "values": best.values.tolist()},
     }

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import torch
 
+from common.files import Missing, read_json, shown
+from common.layout import ModelsFolder
+from common.settings import BENCH_FILE, EXPORT_DIR, MODELS_DIR
 from export.decoding import context_window, start_history
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
-from models.files import Missing, read_json, shown
 from models.results_file import load_results
-from models.settings import EXPORT_DIR, MODELS_DIR, ROOT
 from models.tokenizer import tokenize
 
 
@@ -27,12 +28,12 @@ class InputError(RuntimeError):
 class Inputs:
     models_dir: Path = MODELS_DIR
     export_dir: Path = EXPORT_DIR
-    bench_path: Path = ROOT / "bench" / "bench.json"  # the benchmark stage's measurement file
+    bench_path: Path = BENCH_FILE  # the benchmark stage's measurement file
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
-    def checkpoint_dir(self) -> Path:
-        return self.models_dir / "checkpoints"
+    def folder(self) -> ModelsFolder:
+        return ModelsFolder(self.models_dir)
 
     def json(self, path: Path):
         """Parsed JSON of ``path``, or None when the file does not exist."""
@@ -44,11 +45,11 @@ class Inputs:
     def results(self):
         """results.json checked against its schema (every run of the profile,
         every field), or None when absent."""
-        path = self.models_dir / "results.json"
+        path = self.folder.results
         return None if self.json(path) is None else load_results(path, InputError)
 
     def audit(self):
-        return self.json(self.models_dir / "corpus_audit.json")
+        return self.json(self.folder.audit)
 
     def export_json(self, name: str):
         return self.json(self.export_dir / name)
@@ -59,8 +60,7 @@ class Inputs:
     def vocab(self):
         """The training vocabulary, or None when vocab.json is absent."""
         if "vocab" not in self._cache:
-            path = self.checkpoint_dir / "vocab.json"
-            self._cache["vocab"] = load_vocab(self.checkpoint_dir) if path.exists() else None
+            self._cache["vocab"] = load_vocab(self.folder) if self.folder.vocab.exists() else None
         return self._cache["vocab"]
 
     def model(self, kind: str):
@@ -68,13 +68,11 @@ class Inputs:
         absent. A checkpoint that exists but does not verify raises."""
         key = f"model:{kind}"
         if key not in self._cache:
-            meta = self.checkpoint_dir / f"{kind}.json"
-            weights = self.checkpoint_dir / f"{kind}.safetensors"
-            if not meta.exists() or not weights.exists():
+            if not self.folder.info(kind).exists() or not self.folder.weights(kind).exists():
                 self._cache[key] = None
             else:
                 try:
-                    self._cache[key] = load_checkpoint(kind, self.checkpoint_dir)
+                    self._cache[key] = load_checkpoint(kind, self.folder)
                 except CheckpointError as exc:
                     raise InputError(str(exc)) from exc
         return self._cache[key]
@@ -87,14 +85,14 @@ class Inputs:
         files are absent."""
         vocab = self.vocab()
         if vocab is None:
-            return None, missing(self.checkpoint_dir / "vocab.json")
+            return None, missing(self.folder.vocab)
         loaded = self.model(kind)
         if loaded is None:
-            return None, missing(self.checkpoint_dir / f"{kind}.safetensors")
+            return None, missing(self.folder.weights(kind))
         model, info = loaded
         tokens = tokenize(prompt)
         history = start_history(vocab.encode_tokens(tokens))
-        X = torch.tensor([context_window(history, model.config["w"])])
+        X = torch.tensor([context_window(history, model.config.w)])
         return dict(model=model, info=info, vocab=vocab, tokens=tokens, history=history, X=X), None
 
 

@@ -47,26 +47,40 @@ def sizes(inputs: Inputs, results: dict | None) -> dict:
         loaded = inputs.model(kind)
         runs = [r for r in (results or {}).get("runs", []) if r["kind"] == kind]
         params = count_parameters(loaded[0]) if loaded else (runs[0]["parameters"] if runs else None)
-        weights = inputs.checkpoint_dir / f"{kind}.safetensors"
+        weights = inputs.folder.weights(kind)
         ckpt_bytes = weights.stat().st_size if loaded else None
         onnx_bytes = _onnx_bytes(_metadata_entry(metadata, kind))
-        models.append({"kind": kind, "label": LABELS[kind], "parameters": params,
-                       "fp32_bytes": params * 4 if params is not None else None,
-                       "checkpoint_bytes": ckpt_bytes, "onnx_bytes": onnx_bytes})
-        rows.append([LABELS[kind],
-                     f"{params:,}" if params is not None else NOT_YET,
-                     mib(params * 4) if params is not None else NOT_YET,
-                     mib(ckpt_bytes) if ckpt_bytes is not None else NOT_YET,
-                     mib(onnx_bytes) if onnx_bytes is not None else NOT_YET])
+        models.append(
+            {
+                "kind": kind,
+                "label": LABELS[kind],
+                "parameters": params,
+                "fp32_bytes": params * 4 if params is not None else None,
+                "checkpoint_bytes": ckpt_bytes,
+                "onnx_bytes": onnx_bytes,
+            }
+        )
+        rows.append(
+            [
+                LABELS[kind],
+                f"{params:,}" if params is not None else NOT_YET,
+                mib(params * 4) if params is not None else NOT_YET,
+                mib(ckpt_bytes) if ckpt_bytes is not None else NOT_YET,
+                mib(onnx_bytes) if onnx_bytes is not None else NOT_YET,
+            ]
+        )
     by_kind = {m["kind"]: m for m in models}
     return {
         "available": any(m["parameters"] is not None for m in models),
         "onnx_available": metadata is not None,
         "onnx_reason": None if metadata is not None else missing(inputs.export_dir / "metadata.json")["reason"],
-        "models": models, "by_kind": by_kind,
-        "attention_models_equal": (by_kind["attn1"]["parameters"] == by_kind["attn4"]["parameters"]
-                                   if by_kind["attn1"]["parameters"] is not None
-                                   and by_kind["attn4"]["parameters"] is not None else None),
+        "models": models,
+        "by_kind": by_kind,
+        "attention_models_equal": (
+            by_kind["attn1"]["parameters"] == by_kind["attn4"]["parameters"]
+            if by_kind["attn1"]["parameters"] is not None and by_kind["attn4"]["parameters"] is not None
+            else None
+        ),
         "header": ["model", "parameters", "32-bit floats", "checkpoint file", "ONNX file"],
         "rows": rows,
     }
@@ -109,27 +123,48 @@ def benchmark(inputs: Inputs) -> dict:
         adapter = runtimes.get("webgpu", {}).get("adapter") or {}
         for name in names:
             r = runtimes[name]
-            label = f"{RUNTIME_LABELS[name]}{' (' + adapter.get('architecture') + ')' if name == 'webgpu' and adapter.get('architecture') else ''}, localhost"
+            architecture = adapter.get("architecture") if name == "webgpu" else None
+            label = f"{RUNTIME_LABELS[name]}{f' ({architecture})' if architecture else ''}, localhost"
             loop = r["loop"]
-            rows.append([label, _mb(r["first_visit_bytes"]), _s(r["ready_ms"]), _s(r["first_token_ms"]),
-                         _mb(r["second_visit_bytes"])]
-                        + [_ms(models[k][name]["median_ms_per_call"]) for k in KINDS]
-                        + [f"{_ms(loop['ms_per_token'])} ({loop['ratio']:.1f}×)"])
+            rows.append(
+                [
+                    label,
+                    _mb(r["first_visit_bytes"]),
+                    _s(r["ready_ms"]),
+                    _s(r["first_token_ms"]),
+                    _mb(r["second_visit_bytes"]),
+                ]
+                + [_ms(models[k][name]["median_ms_per_call"]) for k in KINDS]
+                + [f"{_ms(loop['ms_per_token'])} ({loop['ratio']:.1f}×)"]
+            )
         if throttled:
-            rows.append([f"automatic ({RUNTIME_LABELS.get(throttled['backend'], throttled['backend'])}), "
-                         f"{throttled['mbit_s']:g} Mbit/s", _mb(throttled["first_visit_bytes"]), _s(throttled["ready_ms"]),
-                         _s(throttled["first_token_ms"]), _mb(throttled["second_visit_bytes"])]
-                        + ["—"] * len(KINDS) + ["—"])
-        rows.append(["onnxruntime CPU (Python)", "—", "—", "—", "—"]
-                    + [_ms(models[k]["onnxruntime_cpu_ms_per_call"]) for k in KINDS] + ["—"])
+            rows.append(
+                [
+                    f"automatic ({RUNTIME_LABELS.get(throttled['backend'], throttled['backend'])}), "
+                    f"{throttled['mbit_s']:g} Mbit/s",
+                    _mb(throttled["first_visit_bytes"]),
+                    _s(throttled["ready_ms"]),
+                    _s(throttled["first_token_ms"]),
+                    _mb(throttled["second_visit_bytes"]),
+                ]
+                + ["—"] * len(KINDS)
+                + ["—"]
+            )
+        rows.append(
+            ["onnxruntime CPU (Python)", "—", "—", "—", "—"]
+            + [_ms(models[k]["onnxruntime_cpu_ms_per_call"]) for k in KINDS]
+            + ["—"]
+        )
         ready = {name: runtimes[name]["ready_ms"] for name in names}
         loops = {name: runtimes[name]["loop"] for name in names}
     except (KeyError, TypeError, AttributeError) as exc:
         raise InputError(f"{inputs.bench_path}: unexpected layout ({exc!r}); rerun `make bench`") from exc
     adapter_text = " ".join(str(adapter.get(k)) for k in ("vendor", "architecture") if adapter.get(k))
-    machine_text = (f"{machine.get('cpu', 'unknown CPU')}, {machine.get('cores', '?')} cores, "
-                    f"Chromium {machine.get('chromium', '?')}, onnxruntime-web {bench.get('onnxruntime_web', '?')}"
-                    + (f", WebGPU adapter: {adapter_text}" if adapter_text else ""))
+    machine_text = (
+        f"{machine.get('cpu', 'unknown CPU')}, {machine.get('cores', '?')} cores, "
+        f"Chromium {machine.get('chromium', '?')}, onnxruntime-web {bench.get('onnxruntime_web', '?')}"
+        + (f", WebGPU adapter: {adapter_text}" if adapter_text else "")
+    )
     return {
         "available": True,
         "machine": machine_text,
@@ -140,5 +175,6 @@ def benchmark(inputs: Inputs) -> dict:
         "ready_text": "; ".join(f"{RUNTIME_LABELS[n]} {ms / 1000:.1f} s" for n, ms in ready.items()),
         "loops": loops,
         "throttled": throttled,
-        "header": header, "rows": rows,
+        "header": header,
+        "rows": rows,
     }

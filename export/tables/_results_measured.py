@@ -43,16 +43,26 @@ def summary(results: dict, audit: dict | None) -> dict:
         ppl = [r["test_perplexity"] for r in mine]
         loss = [r["test_loss"] for r in mine]
         secs = [r["train_seconds"] for r in mine]
-        sd = (lambda v: statistics.stdev(v) if len(v) > 1 else None)
+
+        def sd(v):
+            return statistics.stdev(v) if len(v) > 1 else None
+
         entry = {
-            "kind": kind, "label": LABELS[kind], "available": True, "n_runs": len(mine),
-            "seeds": [r["seed"] for r in mine], "parameters": mine[0]["parameters"],
-            "ppl_mean": statistics.mean(ppl), "ppl_sd": sd(ppl),
-            "loss_mean": statistics.mean(loss), "loss_sd": sd(loss),
-            "seconds_mean": statistics.mean(secs), "seconds_sd": sd(secs),
+            "kind": kind,
+            "label": LABELS[kind],
+            "available": True,
+            "n_runs": len(mine),
+            "seeds": [r["seed"] for r in mine],
+            "parameters": mine[0]["parameters"],
+            "ppl_mean": statistics.mean(ppl),
+            "ppl_sd": sd(ppl),
+            "loss_mean": statistics.mean(loss),
+            "loss_sd": sd(loss),
+            "seconds_mean": statistics.mean(secs),
+            "seconds_sd": sd(secs),
             "selected_steps": [r["selected_step"] for r in mine],
         }
-        if agg is not None:   # the recorded aggregate must agree with the runs it summarises
+        if agg is not None:  # the recorded aggregate must agree with the runs it summarises
             entry["recorded_ppl_mean"] = agg["test_perplexity"]["mean"]
         per_kind.append(entry)
     done = [e for e in per_kind if e["available"]]
@@ -68,9 +78,16 @@ def summary(results: dict, audit: dict | None) -> dict:
         if not e["available"]:
             rows.append([e["label"], NOT_YET, NOT_YET, NOT_YET, NOT_YET, f"0 of {len(seeds)}"])
             continue
-        rows.append([e["label"], f"{e['parameters']:,}", pm(e["ppl_mean"], e["ppl_sd"], 2),
-                     pm(e["loss_mean"], e["loss_sd"], 4), pm(e["seconds_mean"], e["seconds_sd"], 0),
-                     f"{e['n_runs']} of {len(seeds)}"])
+        rows.append(
+            [
+                e["label"],
+                f"{e['parameters']:,}",
+                pm(e["ppl_mean"], e["ppl_sd"], 2),
+                pm(e["loss_mean"], e["loss_sd"], 4),
+                pm(e["seconds_mean"], e["seconds_sd"], 0),
+                f"{e['n_runs']} of {len(seeds)}",
+            ]
+        )
     by_kind = {e["kind"]: e for e in per_kind}
     gain = None
     if by_kind["attn1"]["available"] and by_kind["attn4"]["available"]:
@@ -81,14 +98,26 @@ def summary(results: dict, audit: dict | None) -> dict:
     return {
         "available": bool(done),
         "complete": len(runs) == n_expected,
-        "n_runs": len(runs), "n_expected": n_expected, "seeds": seeds,
-        "kinds": per_kind, "by_kind": by_kind,
-        "header": ["model", "parameters", "test perplexity (mean ± SD)", "test loss (nats)",
-                   "training seconds", "runs"],
+        "n_runs": len(runs),
+        "n_expected": n_expected,
+        "seeds": seeds,
+        "kinds": per_kind,
+        "by_kind": by_kind,
+        "header": [
+            "model",
+            "parameters",
+            "test perplexity (mean ± SD)",
+            "test loss (nats)",
+            "training seconds",
+            "runs",
+        ],
         "rows": rows,
         "attn4_vs_attn1_ppl_reduction_percent": gain,
-        "devices": devices, "device": "; ".join(devices), "threads": threads,
-        "seconds_min": min(r["train_seconds"] for r in runs), "seconds_max": max(r["train_seconds"] for r in runs),
+        "devices": devices,
+        "device": "; ".join(devices),
+        "threads": threads,
+        "seconds_min": min(r["train_seconds"] for r in runs),
+        "seconds_max": max(r["train_seconds"] for r in runs),
         "total_train_seconds": sum(r["train_seconds"] for r in runs),
         "total_train_hours": sum(r["train_seconds"] for r in runs) / 3600,
         "torch_versions": sorted({r["torch_version"] for r in runs}),
@@ -111,12 +140,28 @@ def run_table(results: dict, audit: dict | None) -> dict:
                 rows.append([LABELS[kind], seed, NOT_YET, NOT_YET, NOT_YET, NOT_YET, NOT_YET])
                 missing_runs.append([kind, seed])
                 continue
-            rows.append([LABELS[kind], seed, r["selected_step"], f"{r['val_loss']:.4f}", f"{r['test_loss']:.4f}",
-                         f"{r['test_perplexity']:.2f}", f"{r['train_seconds']:.0f}"])
+            rows.append(
+                [
+                    LABELS[kind],
+                    seed,
+                    r["selected_step"],
+                    f"{r['val_loss']:.4f}",
+                    f"{r['test_loss']:.4f}",
+                    f"{r['test_perplexity']:.2f}",
+                    f"{r['train_seconds']:.0f}",
+                ]
+            )
     return {
         "available": bool(runs),
-        "header": ["model", "seed", "selected step", "validation loss", "test loss", "test perplexity",
-                   "training seconds"],
+        "header": [
+            "model",
+            "seed",
+            "selected step",
+            "validation loss",
+            "test loss",
+            "test perplexity",
+            "training seconds",
+        ],
         "rows": rows,
         "missing": missing_runs,
         "eval_steps": sorted({p["step"] for r in results["runs"] for p in r["val_trace"]}),
@@ -129,14 +174,19 @@ def charts(results: dict, summary_table: dict) -> dict:
         return {"available": False, "reason": "models/results.json has no finished run yet."}
     steps = sorted({p["step"] for r in runs for p in r["val_trace"]})
     first_shown = steps[1] if len(steps) > 1 else steps[0]
-    hidden_start = [[LABELS[r["kind"]], r["seed"], p["step"], f"{p['val_loss']:.3f}"]
-                    for r in runs for p in r["val_trace"] if p["step"] < first_shown]
+    hidden_start = [
+        [LABELS[r["kind"]], r["seed"], p["step"], f"{p['val_loss']:.3f}"]
+        for r in runs
+        for p in r["val_trace"]
+        if p["step"] < first_shown
+    ]
     curve_header = ["model", "seed"] + [str(s) for s in steps]
     curve_rows = []
     for r in runs:
         by_step = {p["step"]: p["val_loss"] for p in r["val_trace"]}
-        curve_rows.append([LABELS[r["kind"]], r["seed"]] +
-                          [f"{by_step[s]:.3f}" if s in by_step else "—" for s in steps])
+        curve_rows.append(
+            [LABELS[r["kind"]], r["seed"]] + [f"{by_step[s]:.3f}" if s in by_step else "—" for s in steps]
+        )
     kinds = [e for e in summary_table["kinds"] if e["available"]]
     return {
         "available": True,
@@ -148,13 +198,20 @@ def charts(results: dict, summary_table: dict) -> dict:
         "val_curves_svg": results_svg.validation_curves(runs, LABELS, first_shown),
         "val_curves_table": {"header": curve_header, "rows": curve_rows},
         "ppl_svg": results_svg.perplexity_dots(kinds, runs),
-        "ppl_table": {"header": ["model", "runs"] + ["seed " + str(s) for s in summary_table["seeds"]]
-                      + ["mean", "SD"],
-                      "rows": [[e["label"], e["n_runs"]] +
-                               [next((f"{r['test_perplexity']:.2f}" for r in runs
-                                      if r["kind"] == e["kind"] and r["seed"] == s), NOT_YET)
-                                for s in summary_table["seeds"]] +
-                               [f"{e['ppl_mean']:.2f}", "—" if e["ppl_sd"] is None else f"{e['ppl_sd']:.2f}"]
-                               for e in kinds]},
+        "ppl_table": {
+            "header": ["model", "runs"] + ["seed " + str(s) for s in summary_table["seeds"]] + ["mean", "SD"],
+            "rows": [
+                [e["label"], e["n_runs"]]
+                + [
+                    next(
+                        (f"{r['test_perplexity']:.2f}" for r in runs if r["kind"] == e["kind"] and r["seed"] == s),
+                        NOT_YET,
+                    )
+                    for s in summary_table["seeds"]
+                ]
+                + [f"{e['ppl_mean']:.2f}", "—" if e["ppl_sd"] is None else f"{e['ppl_sd']:.2f}"]
+                for e in kinds
+            ],
+        },
         "n_bars": len(kinds),
     }

@@ -20,18 +20,20 @@ def attention_rows(inputs: Inputs, prompt: str = PROMPT) -> dict:
     if absent:
         return absent
     model, info, vocab, tokens, history, X = (ctx[k] for k in ("model", "info", "vocab", "tokens", "history", "X"))
-    T = model.config["w"]
+    T = model.config.w
     visible = history[-T:]
     with torch.no_grad():
         details = model.forward_details(X)
         fast_logits, fast_weights = model.attend(X)
     real = X[0].ne(PAD_ID)
-    A = details["weights"][0, :, -1, real]                     # [heads, n_real]
+    A = details["weights"][0, :, -1, real]  # [heads, n_real]
     words = [vocab.itos[int(i)] for i in X[0, real]]
     n_heads = A.shape[0]
     rows = [[f"head {h + 1}"] + [float(w) for w in A[h]] for h in range(n_heads)]
-    top = [{"head": h + 1, "token": words[int(A[h].argmax())], "slot": int(A[h].argmax()),
-            "weight": float(A[h].max())} for h in range(n_heads)]
+    top = [
+        {"head": h + 1, "token": words[int(A[h].argmax())], "slot": int(A[h].argmax()), "weight": float(A[h].max())}
+        for h in range(n_heads)
+    ]
     shown = ("E", "Q", "K", "V", "weights", "messages", "updated", "logits")
     logit_diff = float((fast_logits - details["logits"]).abs().max())
     logit_scale = float(details["logits"].abs().max())
@@ -56,14 +58,31 @@ def attention_rows(inputs: Inputs, prompt: str = PROMPT) -> dict:
         "logits_max_abs": logit_scale,
         "logits_max_rel_diff": logit_diff / logit_scale,
         "weights_max_abs_diff": weight_diff,
-        "diff_text": {"logits": sci(logit_diff), "logits_rel": sci(logit_diff / logit_scale),
-                      "weights": sci(weight_diff)},
+        "diff_text": {
+            "logits": sci(logit_diff),
+            "logits_rel": sci(logit_diff / logit_scale),
+            "weights": sci(weight_diff),
+        },
         "final_weights_shape": list(fast_weights.shape),
         "all_weights_shape": list(details["weights"].shape),
-        "arrows_svg": attention_arrows("fig-prompt-arrows", words, [list(map(float, a)) for a in A],
-                                       words[-1], f"Where the final query “{words[-1]}” looks, head by head"),
-        "split_svg": head_split("fig-split-real", T, cfg["d"], cfg["n_heads"], cfg["d_k"],
-                                "The trained model's layer split into heads and joined again"),
-        "seed": info.get("seed"), "selected_step": info.get("selected_step"),
-        "heads": model.config["n_heads"], "head_width": model.config["d_k"], "d": model.config["d"],
+        "arrows_svg": attention_arrows(
+            "fig-prompt-arrows",
+            words,
+            [list(map(float, a)) for a in A],
+            words[-1],
+            f"Where the final query “{words[-1]}” looks, head by head",
+        ),
+        "split_svg": head_split(
+            "fig-split-real",
+            T,
+            cfg.d,
+            cfg.n_heads,
+            cfg.d_k,
+            "The trained model's layer split into heads and joined again",
+        ),
+        "seed": info.get("seed"),
+        "selected_step": info.get("selected_step"),
+        "heads": model.config.n_heads,
+        "head_width": model.config.d_k,
+        "d": model.config.d,
     }

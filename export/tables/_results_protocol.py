@@ -19,7 +19,7 @@ def sci(x: float, digits: int = 1) -> str:
     if x == 0:
         return "0"
     exp = math.floor(math.log10(abs(x)))
-    mant = x / 10 ** exp
+    mant = x / 10**exp
     if round(abs(mant), digits) >= 10:
         mant, exp = mant / 10, exp + 1
     text = f"{mant:.{digits}f} × 10{str(exp).translate(SUPERSCRIPT)}"
@@ -59,18 +59,30 @@ def protocol(results: dict | None, audit: dict | None) -> dict:
         "optimizer": optim,
         "optimizer_rows": [[LABELS[k], optim[k]["lr"], optim[k]["weight_decay"]] for k in KINDS],
         "attn_settings_shared": optim["attn1"] == optim["attn4"],
-        "smoke": {"stories": smoke.n_stories, "vocab_size": smoke.vocab_size, "steps": smoke.steps,
-                  "batch_size": smoke.batch_size, "eval_every": smoke.eval_every,
-                  "validation_windows": smoke.val_windows},
+        "smoke": {
+            "stories": smoke.n_stories,
+            "vocab_size": smoke.vocab_size,
+            "steps": smoke.steps,
+            "batch_size": smoke.batch_size,
+            "eval_every": smoke.eval_every,
+            "validation_windows": smoke.val_windows,
+        },
     }
     out["rows"] = [
         ["stories (whole documents)", f"{out['stories']:,}"],
-        ["vocabulary", f"{out['vocab_size']:,} items, fitted on the {out['train_stories']:,} training stories only"
-         if out["train_stories"] else f"{out['vocab_size']:,} items, fitted on training stories only"],
+        [
+            "vocabulary",
+            f"{out['vocab_size']:,} items, fitted on the {out['train_stories']:,} training stories only"
+            if out["train_stories"]
+            else f"{out['vocab_size']:,} items, fitted on training stories only",
+        ],
         ["windows per batch", f"{out['batch_size']:,}, drawn at random with replacement"],
         ["optimizer steps", f"{out['steps']:,} (a ceiling: the best validation step is kept)"],
-        ["validation", f"every {out['eval_every']:,} steps, on a fixed slice of {out['validation_windows']:,} "
-                       f"validation windows" + (f" (of {out['validation_total']:,})" if out["validation_total"] else "")],
+        [
+            "validation",
+            f"every {out['eval_every']:,} steps, on a fixed slice of {out['validation_windows']:,} "
+            f"validation windows" + (f" (of {out['validation_total']:,})" if out["validation_total"] else ""),
+        ],
         ["optimizer", "AdamW, gradient norm clipped at " + f"{CLIP_NORM:g}"],
         ["seeds", ", ".join(str(s) for s in out["seeds"])],
     ]
@@ -84,8 +96,10 @@ def worked_sd(results: dict | None, kind: str = "attn4", baseline: str = "attn1"
     runs = sorted((r for r in (results or {}).get("runs", []) if r["kind"] == kind), key=lambda r: r["seed"])
     base = [r["test_perplexity"] for r in (results or {}).get("runs", []) if r["kind"] == baseline]
     if len(runs) < 2 or not base:
-        return {"available": False, "reason": "models/results.json needs at least two runs of "
-                                              f"{LABELS[kind]} and one of {LABELS[baseline]}."}
+        return {
+            "available": False,
+            "reason": f"models/results.json needs at least two runs of {LABELS[kind]} and one of {LABELS[baseline]}.",
+        }
     values = [r["test_perplexity"] for r in runs]
     n = len(values)
     mean = sum(values) / n
@@ -97,12 +111,24 @@ def worked_sd(results: dict | None, kind: str = "attn4", baseline: str = "attn1"
     base_mean = statistics.mean(base)
     reduction = (base_mean - mean) / base_mean * 100
     return {
-        "available": True, "kind": kind, "label": LABELS[kind], "baseline": baseline,
+        "available": True,
+        "kind": kind,
+        "label": LABELS[kind],
+        "baseline": baseline,
         "baseline_label": LABELS[baseline],
-        "seeds": [r["seed"] for r in runs], "values": values, "n": n, "n_minus_1": n - 1,
-        "sum": sum(values), "mean": mean, "deviations": deviations, "squares": squares,
-        "sum_squares": sum(squares), "variance": variance, "sd": sd,
-        "baseline_mean": base_mean, "difference": base_mean - mean,
+        "seeds": [r["seed"] for r in runs],
+        "values": values,
+        "n": n,
+        "n_minus_1": n - 1,
+        "sum": sum(values),
+        "mean": mean,
+        "deviations": deviations,
+        "squares": squares,
+        "sum_squares": sum(squares),
+        "variance": variance,
+        "sd": sd,
+        "baseline_mean": base_mean,
+        "difference": base_mean - mean,
         "reduction_percent": reduction,
         "direction": "lower" if mean < base_mean else "higher" if mean > base_mean else "equal",
         "rows": [[r["seed"], v, d, q] for r, v, d, q in zip(runs, values, deviations, squares)],

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from common.files import shown
+from common.layout import MODELS
 from models.corpus import SPLITS
-from models.files import shown
-from models.settings import AUDIT_FILE
 
 from ._results_inputs import InputError, Inputs, unavailable
 
 
-def compute(path: Path = AUDIT_FILE) -> dict:
+def compute(path: Path = MODELS.audit) -> dict:
     audit = Inputs().json(path)
     if audit is None:
         return {"corpus_audit": unavailable(f"{shown(path)} does not exist yet (written by `make train`).")}
@@ -27,28 +27,39 @@ def compute(path: Path = AUDIT_FILE) -> dict:
         rows.append([split, s["documents"], s["tokens"], s["windows"], s["unk_tokens"]])
     total = [sum(r[i] for r in rows) for i in range(1, 5)]
     profile = audit["profile"]
-    return {"corpus_audit": {
-        "available": True,
-        "source": "models/corpus_audit.json",
-        "header": ["Split", "Stories", "Ordinary tokens", "Windows (= tokens + stories)", "UNK tokens"],
-        "rows": rows,
-        "total": total,
-        "splits": {split: dict(splits[split]) for split in SPLITS},
-        "pool_stories": audit["pool_stories"],
-        "duplicates_removed": audit["duplicates_removed"],
-        "selected_stories": audit["selected_stories"],
-        "vocab_size": audit["vocab_size"],
-        "context": audit["context"],
-        "overlap_documents": audit["overlap_documents"],
-        "overlap_total": sum(audit["overlap_documents"].values()),
-        "no_overlap": not any(audit["overlap_documents"].values()),
-        "selection_rule": audit["selection_rule"],
-        "split_rule": audit["split_rule"],
-        "steps": profile["steps"],
-        "batch_size": profile["batch_size"],
-        "presentations": profile["steps"] * profile["batch_size"],
-        "seeds": profile["seeds"],
-        "length_table": {"header": ["Split", "Shortest", "Median", "Longest"],
-                         "rows": [[split, splits[split]["story_tokens_min"], splits[split]["story_tokens_median"],
-                                   splits[split]["story_tokens_max"]] for split in SPLITS]},
-    }}
+    return {
+        "corpus_audit": {
+            "available": True,
+            "source": "models/corpus_audit.json",
+            "header": ["Split", "Stories", "Ordinary tokens", "Windows (= tokens + stories)", "UNK tokens"],
+            "rows": rows,
+            "total": total,
+            "splits": {split: dict(splits[split]) for split in SPLITS},
+            "pool_stories": audit["pool_stories"],
+            "duplicates_removed": audit["duplicates_removed"],
+            "selected_stories": audit["selected_stories"],
+            "vocab_size": audit["vocab_size"],
+            "context": audit["context"],
+            "overlap_documents": audit["overlap_documents"],
+            "overlap_total": sum(audit["overlap_documents"].values()),
+            "no_overlap": not any(audit["overlap_documents"].values()),
+            "selection_rule": audit["selection_rule"],
+            "split_rule": audit["split_rule"],
+            "steps": profile["steps"],
+            "batch_size": profile["batch_size"],
+            "presentations": profile["steps"] * profile["batch_size"],
+            "seeds": profile["seeds"],
+            "length_table": {
+                "header": ["Split", "Shortest", "Median", "Longest"],
+                "rows": [
+                    [
+                        split,
+                        splits[split]["story_tokens_min"],
+                        splits[split]["story_tokens_median"],
+                        splits[split]["story_tokens_max"],
+                    ]
+                    for split in SPLITS
+                ],
+            },
+        }
+    }

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from models.corpus import PROFILES, make_windows
-from models.nets import CausalAttentionLM, FixedWindowMLP
+from models.nets import AttentionConfig, CausalAttentionLM, FixedWindowMLP, MLPConfig
 from models.tokenizer import SPECIALS, Vocab, tokenize
 
 SENTENCE = "Lily found a red ball."
@@ -83,11 +83,12 @@ def tokenization() -> dict:
         "pieces": pieces,
         "n_pieces": len(pieces),
         "text": TOKENIZATION_TEXT,
-        "choices": {"header": ["Choice", "Tokens", "Count"],
-                    "rows": [[name, parts, len(parts)] for name, parts in choices]},
+        "choices": {
+            "header": ["Choice", "Tokens", "Count"],
+            "rows": [[name, parts, len(parts)] for name, parts in choices],
+        },
         "counts": [len(parts) for _, parts in choices],
-        "probes": {"header": ["Text", "Tokens"],
-                   "rows": [[text, tokenize(text)] for text in TOKENIZER_PROBES]},
+        "probes": {"header": ["Text", "Tokens"], "rows": [[text, tokenize(text)] for text in TOKENIZER_PROBES]},
     }
 
 
@@ -99,17 +100,21 @@ def vocabulary(vocab: Vocab) -> dict:
         "C": len(vocab),
         "n_specials": len(SPECIALS),
         "n_words": len(vocab) - len(SPECIALS),
-        "table": {"header": ["ID", "Token", "Role"],
-                  "rows": [[i, tok, SPECIAL_ROLES.get(tok, "word from the story")]
-                           for i, tok in enumerate(vocab.itos)]},
+        "table": {
+            "header": ["ID", "Token", "Role"],
+            "rows": [[i, tok, SPECIAL_ROLES.get(tok, "word from the story")] for i, tok in enumerate(vocab.itos)],
+        },
         "blue_in_vocab": "blue" in vocab.stoi,
         "blue_ids": vocab.encode_tokens(["blue"]),
         "blue_story_ids": vocab.encode_story("blue"),
         "two_sentences": TWO_SENTENCES,
         "two_sentence_ids": two_ids,
         "two_sentence_tokens": [vocab.itos[i] for i in two_ids],
-        "two_sentence_counts": {"bos": two_ids.count(vocab.bos_id), "eos": two_ids.count(vocab.eos_id),
-                                "full_stop": two_ids.count(vocab.stoi["."])},
+        "two_sentence_counts": {
+            "bos": two_ids.count(vocab.bos_id),
+            "eos": two_ids.count(vocab.eos_id),
+            "full_stop": two_ids.count(vocab.stoi["."]),
+        },
         "ids": {"pad": vocab.pad_id, "bos": vocab.bos_id, "eos": vocab.eos_id, "unk": vocab.unk_id},
     }
 
@@ -117,26 +122,31 @@ def vocabulary(vocab: Vocab) -> dict:
 def story_and_windows(vocab: Vocab) -> tuple[dict, dict, torch.Tensor, torch.Tensor]:
     ids = vocab.encode_story(SENTENCE)
     all_X, all_y = make_windows([ids], context=W)
-    rows = [[r, lst(all_X[r]), [vocab.itos[i] for i in lst(all_X[r])], int(all_y[r]), vocab.itos[int(all_y[r])]]
-            for r in range(len(all_y))]
+    rows = [
+        [r, lst(all_X[r]), [vocab.itos[i] for i in lst(all_X[r])], int(all_y[r]), vocab.itos[int(all_y[r])]]
+        for r in range(len(all_y))
+    ]
     target_position = 4
     history = ids[:6]
     story = {
         "ids": ids,
         "tokens": [vocab.itos[i] for i in ids],
-        "positions": {"header": ["Position", "ID", "Token"],
-                      "rows": [[p, i, vocab.itos[i]] for p, i in enumerate(ids)]},
+        "positions": {
+            "header": ["Position", "ID", "Token"],
+            "rows": [[p, i, vocab.itos[i]] for p, i in enumerate(ids)],
+        },
         "target_position": target_position,
-        "target_row": target_position - 1,   # the window row whose target sits at target_position
-        "context_ids": ids[target_position - W:target_position],
+        "target_row": target_position - 1,  # the window row whose target sits at target_position
+        "context_ids": ids[target_position - W : target_position],
         "target_id": ids[target_position],
         "target_token": vocab.itos[ids[target_position]],
         "history": history,
         "history_tokens": [vocab.itos[i] for i in history],
         "contexts_by_width": {str(width): history[-width:] for width in (2, 4, 6)},
-        "width_table": {"header": ["w", "Context IDs", "Context tokens"],
-                        "rows": [[width, history[-width:], [vocab.itos[i] for i in history[-width:]]]
-                                 for width in (2, 4, 6)]},
+        "width_table": {
+            "header": ["w", "Context IDs", "Context tokens"],
+            "rows": [[width, history[-width:], [vocab.itos[i] for i in history[-width:]]] for width in (2, 4, 6)],
+        },
     }
     windows = {
         "w": W,
@@ -159,43 +169,62 @@ def batches(vocab: Vocab, all_X: torch.Tensor, all_y: torch.Tensor) -> tuple[dic
     selected = torch.tensor(BATCH_ROWS)
     X, y = all_X[selected].long(), all_y[selected].long()
     N = len(all_y)
-    batch_sizes = [len(all_y[start:start + B]) for start in range(0, N, B)]
+    batch_sizes = [len(all_y[start : start + B]) for start in range(0, N, B)]
     course = PROFILES["course"]
-    table = {"header": ["Batch row", "X (context IDs)", "Context tokens", "y", "Target"],
-             "rows": [[b, lst(X[b]), [vocab.itos[i] for i in lst(X[b])], int(y[b]), vocab.itos[int(y[b])]]
-                      for b in range(B)]}
-    return {
-        "selected_rows": BATCH_ROWS,
-        "X": lst(X),
-        "y": lst(y),
-        "table": table,
-        "X_shape": list(X.shape),
-        "y_shape": list(y.shape),
-        "dtype": str(X.dtype).removeprefix("torch."),
-        "window_dtype": str(all_X.dtype).removeprefix("torch."),
-        "B": B,
-        "batch_sizes": batch_sizes,
-        "steps_per_pass": len(batch_sizes),
-        "dims": {"B": B, "w": W, "C": len(vocab), "d": D, "h": H, "d_k": D_K, "d_v": D_V,
-                 "wd": W * D, "Bh": B * H},
-        "lily_slots": [lst(X[b]).index(vocab.stoi["lily"]) if vocab.stoi["lily"] in lst(X[b]) else None
-                       for b in range(B)],
-        "dims_table": {"header": ["Symbol", "Value", "Meaning"],
-                       "rows": [["B", B, "examples per batch"], ["w", W, "context slots"],
-                                ["C", len(vocab), "vocabulary items, specials included"],
-                                ["d", D, "embedding width"], ["h", H, "hidden units"],
-                                ["d_k", D_K, "query/key width"], ["d_v", D_V, "value width"]]},
-        "course": {"steps": course.steps, "batch_size": course.batch_size,
-                   "presentations": course.steps * course.batch_size, "eval_every": course.eval_every,
-                   "val_windows": course.val_windows, "seeds": list(course.seeds)},
-    }, X, y
+    table = {
+        "header": ["Batch row", "X (context IDs)", "Context tokens", "y", "Target"],
+        "rows": [
+            [b, lst(X[b]), [vocab.itos[i] for i in lst(X[b])], int(y[b]), vocab.itos[int(y[b])]] for b in range(B)
+        ],
+    }
+    return (
+        {
+            "selected_rows": BATCH_ROWS,
+            "X": lst(X),
+            "y": lst(y),
+            "table": table,
+            "X_shape": list(X.shape),
+            "y_shape": list(y.shape),
+            "dtype": str(X.dtype).removeprefix("torch."),
+            "window_dtype": str(all_X.dtype).removeprefix("torch."),
+            "B": B,
+            "batch_sizes": batch_sizes,
+            "steps_per_pass": len(batch_sizes),
+            "dims": {"B": B, "w": W, "C": len(vocab), "d": D, "h": H, "d_k": D_K, "d_v": D_V, "wd": W * D, "Bh": B * H},
+            "lily_slots": [
+                lst(X[b]).index(vocab.stoi["lily"]) if vocab.stoi["lily"] in lst(X[b]) else None for b in range(B)
+            ],
+            "dims_table": {
+                "header": ["Symbol", "Value", "Meaning"],
+                "rows": [
+                    ["B", B, "examples per batch"],
+                    ["w", W, "context slots"],
+                    ["C", len(vocab), "vocabulary items, specials included"],
+                    ["d", D, "embedding width"],
+                    ["h", H, "hidden units"],
+                    ["d_k", D_K, "query/key width"],
+                    ["d_v", D_V, "value width"],
+                ],
+            },
+            "course": {
+                "steps": course.steps,
+                "batch_size": course.batch_size,
+                "presentations": course.steps * course.batch_size,
+                "eval_every": course.eval_every,
+                "val_windows": course.val_windows,
+                "seeds": list(course.seeds),
+            },
+        },
+        X,
+        y,
+    )
 
 
 def mlp_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> tuple[dict, FixedWindowMLP]:
     C = len(vocab)
     torch.manual_seed(SEED)
-    mlp = FixedWindowMLP(C, W, D, H, vocab.pad_id)
-    table = mlp.token_embedding.weight.detach().clone()   # before the SGD step below changes the parameter
+    mlp = FixedWindowMLP(MLPConfig(C=C, w=W, d=D, h=H, pad_id=vocab.pad_id))
+    table = mlp.token_embedding.weight.detach().clone()  # before the SGD step below changes the parameter
     found = vocab.stoi["found"]
     E = mlp.token_embedding(X)
     flat = E.flatten(start_dim=1)
@@ -274,9 +303,10 @@ def mlp_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> tuple[dict, Fixe
         "losses": lst(losses),
         "manual_losses": lst(manual_losses),
         "loss": fl(loss),
-        "loss_table": {"header": ["Example", "Target", "p(target)", "−log p(target)"],
-                       "rows": [[b, tokens[int(y[b])], fl(probs[b, int(y[b])]), fl(losses[b])]
-                                for b in range(B)]},
+        "loss_table": {
+            "header": ["Example", "Target", "p(target)", "−log p(target)"],
+            "rows": [[b, tokens[int(y[b])], fl(probs[b, int(y[b])]), fl(losses[b])] for b in range(B)],
+        },
         "cross_entropy_max_abs_diff": max_diff(losses, manual_losses),
         "grad": {
             "weight": "vocab_head.weight[9, 0]",
@@ -289,12 +319,28 @@ def mlp_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> tuple[dict, Fixe
             "manual": fl(manual_grad),
             "abs_diff": abs(fl(grad) - fl(manual_grad)),
         },
-        "grad_table": {"header": ["Example", "p(red)", "[y = red]", "h₀", "term"],
-                       "rows": [[b, fl(probs[b, 9]), fl(y.eq(9).float()[b]), fl(hidden[b, 0]),
-                                 fl((probs[b, 9] - float(y[b] == 9)) * hidden[b, 0])] for b in range(B)]},
-        "sgd_table": {"header": ["vocab_head.weight[9, 0]", "value"],
-                      "rows": [["old", fl(old)], ["gradient", fl(grad)], ["old − η · gradient", fl(old - LR * grad)],
-                               ["new (after optimizer.step())", fl(new)]]},
+        "grad_table": {
+            "header": ["Example", "p(red)", "[y = red]", "h₀", "term"],
+            "rows": [
+                [
+                    b,
+                    fl(probs[b, 9]),
+                    fl(y.eq(9).float()[b]),
+                    fl(hidden[b, 0]),
+                    fl((probs[b, 9] - float(y[b] == 9)) * hidden[b, 0]),
+                ]
+                for b in range(B)
+            ],
+        },
+        "sgd_table": {
+            "header": ["vocab_head.weight[9, 0]", "value"],
+            "rows": [
+                ["old", fl(old)],
+                ["gradient", fl(grad)],
+                ["old − η · gradient", fl(old - LR * grad)],
+                ["new (after optimizer.step())", fl(new)],
+            ],
+        },
         "sgd": {
             "lr": LR,
             "old": fl(old),
@@ -310,7 +356,7 @@ def mlp_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> tuple[dict, Fixe
 def attention_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> dict:
     C = len(vocab)
     torch.manual_seed(SEED)
-    att = CausalAttentionLM(C, W, D, D_K, D_V, H, vocab.pad_id)
+    att = CausalAttentionLM(AttentionConfig(C=C, w=W, d=D, d_k=D_K, d_v=D_V, h=H, pad_id=vocab.pad_id))
     positions = torch.arange(W)
     token_rows = att.token_embedding(X)
     position_rows = att.position_embedding(positions)
@@ -351,8 +397,16 @@ def attention_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> dict:
     tokens = vocab.itos
     return {
         "seed": SEED,
-        "layer_order": ["token_embedding", "position_embedding", "W_Q", "W_K", "W_V", "W_O",
-                        "hidden_layer", "vocab_head"],
+        "layer_order": [
+            "token_embedding",
+            "position_embedding",
+            "W_Q",
+            "W_K",
+            "W_V",
+            "W_O",
+            "hidden_layer",
+            "vocab_head",
+        ],
         "X": lst(X),
         "context_tokens": [[tokens[i] for i in row] for row in lst(X)],
         "position_table": lst(position_rows),
@@ -379,8 +433,10 @@ def attention_maps(vocab: Vocab, X: torch.Tensor, y: torch.Tensor) -> dict:
         "weights_shape": list(A.shape),
         "pad_weight": fl(A[0, 0, 0]),
         "weight_sums": lst(A.sum(-1)),
-        "weights_table": {"header": ["Example", "slot 0", "slot 1", "slot 2", "slot 3"],
-                          "rows": [[b] + lst(A[b, 0]) for b in range(B)]},
+        "weights_table": {
+            "header": ["Example", "slot 0", "slot 1", "slot 2", "slot 3"],
+            "rows": [[b] + lst(A[b, 0]) for b in range(B)],
+        },
         "contributions_example1": lst(contributions),
         "message": lst(message),
         "message_shape": list(message.shape),
@@ -447,8 +503,10 @@ def generation_maps(vocab: Vocab, mlp: FixedWindowMLP) -> dict:
         "p_sum": fl(next_p.sum()),
         "bars": {"labels": list(tokens), "values": p_list},
         "cdf": lst(cdf),
-        "cdf_table": {"header": ["ID", "Token", "p", "CDF"],
-                      "rows": [[i, tokens[i], p_list[i], fl(cdf[i])] for i in range(C)]},
+        "cdf_table": {
+            "header": ["ID", "Token", "p", "CDF"],
+            "rows": [[i, tokens[i], p_list[i], fl(cdf[i])] for i in range(C)],
+        },
         "greedy_id": greedy,
         "greedy": tokens[greedy],
         "draw": DRAW,

@@ -23,12 +23,19 @@ def pipeline(story: dict, windows: dict, batch: dict) -> str:
         ("batches", f"{batch['steps_per_pass']} of ≤ {batch['B']}", "data"),
         ("model → loss", "one number", "op"),
     ]
-    desc = (f"Left to right: the toy story is tokenized into {n_ids - 2} ordinary tokens, wrapped in BOS and EOS to "
-            f"give {n_ids} IDs, cut into {windows['N']} windows of width {windows['w']} with one target each, grouped "
-            f"into {batch['steps_per_pass']} batches of at most {batch['B']} examples, and fed to a model whose "
-            f"output is one loss value per batch.")
-    return flow("maps-pipeline", "The training data pipeline of the toy", desc, stages,
-                ["tokenize", "vocabulary", "slide w", "batch", "forward"])
+    desc = (
+        f"Left to right: the toy story is tokenized into {n_ids - 2} ordinary tokens, wrapped in BOS and EOS to "
+        f"give {n_ids} IDs, cut into {windows['N']} windows of width {windows['w']} with one target each, grouped "
+        f"into {batch['steps_per_pass']} batches of at most {batch['B']} examples, and fed to a model whose "
+        f"output is one loss value per batch."
+    )
+    return flow(
+        "maps-pipeline",
+        "The training data pipeline of the toy",
+        desc,
+        stages,
+        ["tokenize", "vocabulary", "slide w", "batch", "forward"],
+    )
 
 
 def mlp_flow(dims: dict, mlp: dict) -> str:
@@ -40,24 +47,34 @@ def mlp_flow(dims: dict, mlp: dict) -> str:
         ("hidden h", _shape(mlp["hidden_shape"]), "data"),
         ("logits z", _shape([B, C]), "out"),
     ]
-    desc = (f"The fixed-window MLP: the ID batch of shape [{B}, {w}] selects embedding rows ([{B}, {w}, {d}]), each "
-            f"example's {w} rows are concatenated into {w * d} numbers, a linear layer with ReLU gives {h} hidden "
-            f"units, and a second linear layer gives {C} vocabulary scores per example.")
-    return flow("maps-mlp-flow", "Data flow of the fixed-window MLP, with tensor shapes", desc, stages,
-                ["table lookup", "concatenate", "W₁, ReLU", "W₂"])
+    desc = (
+        f"The fixed-window MLP: the ID batch of shape [{B}, {w}] selects embedding rows ([{B}, {w}, {d}]), each "
+        f"example's {w} rows are concatenated into {w * d} numbers, a linear layer with ReLU gives {h} hidden "
+        f"units, and a second linear layer gives {C} vocabulary scores per example."
+    )
+    return flow(
+        "maps-mlp-flow",
+        "Data flow of the fixed-window MLP, with tensor shapes",
+        desc,
+        stages,
+        ["table lookup", "concatenate", "W₁, ReLU", "W₂"],
+    )
 
 
 def attention_flow(dims: dict, att: dict) -> str:
-    B, w, d, dk, dv, C = dims["B"], dims["w"], dims["d"], dims["d_k"], dims["d_v"], dims["C"]
-    desc = (f"The one-head attention model. IDs [{B}, {w}] become token rows plus position rows E "
-            f"{_shape(att['E_shape'])}. The final row gives one query q {_shape(att['q_shape'])}; every row gives a key "
-            f"(K {_shape(att['K_shape'])}) and a value (V {_shape(att['V_shape'])}). Scores q·K/√{dk} with PAD masked "
-            f"pass through softmax to weights {_shape(att['weights_shape'])}; the weighted sum of values is the "
-            f"message {_shape(att['message_shape'])}; W_O maps it to width {d} and it is added to the final row "
-            f"(the residual). A hidden layer ({_shape(att['hidden_shape'])}) and the vocabulary head give logits "
-            f"{_shape(att['logits_shape'])}.")
-    dr = Drawing(1000, 330, "maps-attention-flow", "Data flow of the one-head attention model, with tensor shapes",
-                 desc)
+    B, w, d, dk = dims["B"], dims["w"], dims["d"], dims["d_k"]
+    desc = (
+        f"The one-head attention model. IDs [{B}, {w}] become token rows plus position rows E "
+        f"{_shape(att['E_shape'])}. The final row gives one query q {_shape(att['q_shape'])}; every row gives a key "
+        f"(K {_shape(att['K_shape'])}) and a value (V {_shape(att['V_shape'])}). Scores q·K/√{dk} with PAD masked "
+        f"pass through softmax to weights {_shape(att['weights_shape'])}; the weighted sum of values is the "
+        f"message {_shape(att['message_shape'])}; W_O maps it to width {d} and it is added to the final row "
+        f"(the residual). A hidden layer ({_shape(att['hidden_shape'])}) and the vocabulary head give logits "
+        f"{_shape(att['logits_shape'])}."
+    )
+    dr = Drawing(
+        1000, 330, "maps-attention-flow", "Data flow of the one-head attention model, with tensor shapes", desc
+    )
     x_ids = dr.box(10, 120, 120, 70, "IDs X", sub=_shape([B, w]))
     e = dr.box(175, 120, 150, 70, "E = tok + pos", sub=_shape(att["E_shape"]))
     dr.arrow(x_ids.right, e.left)
@@ -79,8 +96,9 @@ def attention_flow(dims: dict, att: dict) -> str:
     out = dr.box(805, 60, 180, 70, "hidden → logits", sub=_shape(att["logits_shape"]), kind="out")
     dr.arrow(fin.top, out.bottom)
     dr.text(895, 168, "ReLU layer, W₂", size=14, fill=MUTED)
-    dr.polyline([e.bottom, (e.bottom[0], 318), (fin.x + 40, 318), (fin.x + 40, fin.y + fin.h)], dash="5 4",
-                colour=ACCENT)
+    dr.polyline(
+        [e.bottom, (e.bottom[0], 318), (fin.x + 40, 318), (fin.x + 40, fin.y + fin.h)], dash="5 4", colour=ACCENT
+    )
     dr.text(600, 312, "residual: the final row of E is added back", size=14, fill=ACCENT)
     return dr.render()
 
@@ -93,30 +111,40 @@ def attention_arrows(att: dict) -> str:
     for b, (toks, ws) in enumerate(zip(tokens, weights)):
         pairs = ", ".join(f"{t} {wt:.3f}" for t, wt in zip(toks, ws))
         desc_parts.append(f"example {b}: {pairs}")
-    desc = ("Arrows from each context slot to the final query, drawn as thick as the toy model's attention weight: "
-            + "; ".join(desc_parts) + ". PAD gets weight 0 and is dashed.")
+    desc = (
+        "Arrows from each context slot to the final query, drawn as thick as the toy model's attention weight: "
+        + "; ".join(desc_parts)
+        + ". PAD gets weight 0 and is dashed."
+    )
     dr = Drawing(1000, 340, "maps-attention-arrows", "Where the final query reads: the real attention weights", desc)
     for b, (toks, ws) in enumerate(zip(tokens, weights)):
         y = 70 + b * 160
         dr.text(10, y + 42, f"example {b}", size=15, anchor="start", weight="600")
         query = dr.box(820, y + 10, 160, 64, "query", sub=f"slot {len(toks) - 1}: {toks[-1]}", kind="op")
         for s, (t, wt) in enumerate(zip(toks, ws)):
-            box = dr.box(120 + s * 165, y + 10, 130, 64, t, sub=f"α = {wt:.3f}",
-                         kind="muted" if t == "<PAD>" else "data")
+            box = dr.box(
+                120 + s * 165, y + 10, 130, 64, t, sub=f"α = {wt:.3f}", kind="muted" if t == "<PAD>" else "data"
+            )
             if wt > 0:
-                dr.arrow(box.right if s == len(toks) - 1 else box.top, query.left if s == len(toks) - 1 else query.top,
-                         width=1 + 9 * wt, colour=ACCENT, opacity=0.35 + 0.65 * wt,
-                         bend=0 if s == len(toks) - 1 else 20 + 10 * (len(toks) - s))
+                dr.arrow(
+                    box.right if s == len(toks) - 1 else box.top,
+                    query.left if s == len(toks) - 1 else query.top,
+                    width=1 + 9 * wt,
+                    colour=ACCENT,
+                    opacity=0.35 + 0.65 * wt,
+                    bend=0 if s == len(toks) - 1 else 20 + 10 * (len(toks) - s),
+                )
             else:
-                dr.arrow(box.top, query.top, width=1.5, colour=LINE, dash="4 4",
-                         bend=20 + 10 * (len(toks) - s))
+                dr.arrow(box.top, query.top, width=1.5, colour=LINE, dash="4 4", bend=20 + 10 * (len(toks) - s))
     return dr.render()
 
 
 def generation_loop(gen: dict) -> str:
-    desc = ("The generation loop: prepare the newest window of the history, run the frozen model, block special "
-            "tokens and take a softmax, choose a token (greedy or sampled); if it is EOS, stop, otherwise append it "
-            "to the history and repeat. The parameters never change.")
+    desc = (
+        "The generation loop: prepare the newest window of the history, run the frozen model, block special "
+        "tokens and take a softmax, choose a token (greedy or sampled); if it is EOS, stop, otherwise append it "
+        "to the history and repeat. The parameters never change."
+    )
     dr = Drawing(1000, 290, "maps-generation-loop", "The generation loop", desc)
     hist = dr.box(10, 90, 150, 70, "history", sub="IDs so far")
     win = dr.box(205, 90, 150, 70, "window", sub="last w IDs")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from models.corpus import DataError, prepare
 from models.tokenizer import tokenize
 
-EXCERPT_WORDS = 40   # words shown from each end of the long story
+EXCERPT_WORDS = 40  # words shown from each end of the long story
 
 
 def _lengths(text: str) -> dict:
@@ -24,13 +24,23 @@ def compute() -> dict:
     by_length = sorted(train, key=lambda s: (len(s["ids"]), s["origin_file"], s["origin_index"]))
     short, long = by_length[0], by_length[-1]
     words = long["text"].split()
-    return {"maps_stories": {
-        "available": True,
-        "short": dict(text=short["text"], **_lengths(short["text"]), ids=len(short["ids"])),
-        "long": dict(head=" ".join(words[:EXCERPT_WORDS]), tail=" ".join(words[-EXCERPT_WORDS:]),
-                     **_lengths(long["text"]), ids=len(long["ids"])),
-        "n_train": len(train),
-        "table": {"header": ["Story", "Words", "Tokens", "IDs with BOS and EOS"],
-                  "rows": [["shortest", *_lengths(short["text"]).values(), len(short["ids"])],
-                           ["longest", *_lengths(long["text"]).values(), len(long["ids"])]]},
-    }}
+    return {
+        "maps_stories": {
+            "available": True,
+            "short": dict(text=short["text"], **_lengths(short["text"]), ids=len(short["ids"])),
+            "long": dict(
+                head=" ".join(words[:EXCERPT_WORDS]),
+                tail=" ".join(words[-EXCERPT_WORDS:]),
+                **_lengths(long["text"]),
+                ids=len(long["ids"]),
+            ),
+            "n_train": len(train),
+            "table": {
+                "header": ["Story", "Words", "Tokens", "IDs with BOS and EOS"],
+                "rows": [
+                    ["shortest", *_lengths(short["text"]).values(), len(short["ids"])],
+                    ["longest", *_lengths(long["text"]).values(), len(long["ids"])],
+                ],
+            },
+        }
+    }

@@ -17,12 +17,12 @@ import numpy as np
 from . import part2
 
 WORDS = {"A": [1.0, 0.0], "B": [0.0, 1.0], "q": [0.6, 0.8]}
-OMEGA = 1.0            # one sine/cosine pair: p_i = (sin iω, cos iω)
+OMEGA = 1.0  # one sine/cosine pair: p_i = (sin iω, cos iω)
 DIVISORS = [0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
 
 
 def _attend(rows: np.ndarray) -> tuple[list, list, list]:
-    q, K, V = rows[-1], rows, rows                       # identity projections
+    q, K, V = rows[-1], rows, rows  # identity projections
     s = K @ q
     w = np.exp(s - s.max())
     w = w / w.sum()
@@ -42,10 +42,17 @@ def swap2d() -> dict:
             rows.append([" ".join(order), "yes" if with_pos else "no", *weights, *message])
     diff_pos = max(abs(a - b) for a, b in zip(runs["AB_pos"]["message"], runs["BA_pos"]["message"]))
     diff_nopos = max(abs(a - b) for a, b in zip(runs["AB_nopos"]["message"], runs["BA_nopos"]["message"]))
-    return {"words": WORDS, "omega": OMEGA, "runs": runs,
-            "message_change_with_positions": diff_pos, "message_change_without_positions": diff_nopos,
-            "table": {"header": ["order", "positions", "α slot 1", "α slot 2", "α slot 3 (q)", "message x",
-                                 "message y"], "rows": rows}}
+    return {
+        "words": WORDS,
+        "omega": OMEGA,
+        "runs": runs,
+        "message_change_with_positions": diff_pos,
+        "message_change_without_positions": diff_nopos,
+        "table": {
+            "header": ["order", "positions", "α slot 1", "α slot 2", "α slot 3 (q)", "message x", "message y"],
+            "rows": rows,
+        },
+    }
 
 
 def divisor() -> dict:
@@ -61,10 +68,15 @@ def divisor() -> dict:
     sqrt_dk = math.sqrt(model["d_k"])
     s = raw / sqrt_dk
     w = np.exp(s - s.max())
-    return {"tokens": bank["tokens"], "raw": [float(x) for x in raw], "d_k": model["d_k"], "sqrt_d_k": sqrt_dk,
-            "settings": settings, "scaled_weights": [float(x) for x in w / w.sum()],
-            "table": {"header": ["divisor"] + bank["tokens"],
-                      "rows": [[st["divisor"], *st["weights"]] for st in settings]}}
+    return {
+        "tokens": bank["tokens"],
+        "raw": [float(x) for x in raw],
+        "d_k": model["d_k"],
+        "sqrt_d_k": sqrt_dk,
+        "settings": settings,
+        "scaled_weights": [float(x) for x in w / w.sum()],
+        "table": {"header": ["divisor"] + bank["tokens"], "rows": [[st["divisor"], *st["weights"]] for st in settings]},
+    }
 
 
 def compute() -> dict:

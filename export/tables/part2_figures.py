@@ -14,9 +14,11 @@ from ._draw import ACCENT, INK, LINE, MUTED, Drawing, blend
 
 def _v(xs, digits=2) -> str:
     """A short vector: at most ``digits`` decimals, trailing zeros dropped."""
+
     def one(x):
         text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
         return "0" if text in ("", "-0") else text.replace("-", "−")
+
     return "[" + ", ".join(one(x) for x in xs) + "]"
 
 
@@ -27,20 +29,32 @@ def bank_arrows(walk: dict, position: int) -> str:
     for name in ("river", "cheque"):
         toks, weights = walk[name]["tokens"][:position], walk[name]["A"][row][:position]
         desc.append(f"{name} sentence: " + ", ".join(f"{t} {w:.2f}" for t, w in zip(toks, weights)))
-    d = Drawing(1000, 330, "part2-bank-arrows", "Where “bank” reads in each sentence: the model's attention weights",
-                "Arrows into “bank” from every word up to it, as thick as its attention weight. " + "; ".join(desc)
-                + ".")
+    d = Drawing(
+        1000,
+        330,
+        "part2-bank-arrows",
+        "Where “bank” reads in each sentence: the model's attention weights",
+        "Arrows into “bank” from every word up to it, as thick as its attention weight. " + "; ".join(desc) + ".",
+    )
     for s, name in enumerate(("river", "cheque")):
         toks, weights = walk[name]["tokens"][:position], walk[name]["A"][row][:position]
         y = 60 + s * 150
         d.text(10, y - 22, f"{name} sentence", size=15, anchor="start", weight="600")
         w = 128
-        boxes = [d.box(10 + j * (w + 13), y, w, 60, t, sub=f"{a:.2f}", kind="op" if j == row else "data")
-                 for j, (t, a) in enumerate(zip(toks, weights))]
+        boxes = [
+            d.box(10 + j * (w + 13), y, w, 60, t, sub=f"{a:.2f}", kind="op" if j == row else "data")
+            for j, (t, a) in enumerate(zip(toks, weights))
+        ]
         target = boxes[row]
         for j, (b, a) in enumerate(zip(boxes[:-1], weights[:-1])):
-            d.arrow(b.bottom, (target.x + 20 + j * 12, target.y + target.h), width=1 + 10 * a, colour=ACCENT,
-                    opacity=0.3 + 0.7 * a, bend=-(40 + 8 * (row - j)))
+            d.arrow(
+                b.bottom,
+                (target.x + 20 + j * 12, target.y + target.h),
+                width=1 + 10 * a,
+                colour=ACCENT,
+                opacity=0.3 + 0.7 * a,
+                bend=-(40 + 8 * (row - j)),
+            )
     d.text(990, 320, "numbers: the attention weight of each word for “bank”", size=14, anchor="end", fill=MUTED)
     return d.render()
 
@@ -48,9 +62,11 @@ def bank_arrows(walk: dict, position: int) -> str:
 def causal_mask(walk: dict) -> str:
     toks, A = walk["river"]["tokens"], walk["river"]["A"]
     n = len(toks)
-    desc = (f"A {n} by {n} grid for the river sentence: row i is the query word, column j the source word. Cells "
-            f"with j after i are blocked (grey, weight exactly 0); the other cells show the attention weight, "
-            f"darker for larger weights, and each row sums to 1.")
+    desc = (
+        f"A {n} by {n} grid for the river sentence: row i is the query word, column j the source word. Cells "
+        f"with j after i are blocked (grey, weight exactly 0); the other cells show the attention weight, "
+        f"darker for larger weights, and each row sums to 1."
+    )
     d = Drawing(800, 660, "part2-causal-mask", "The causal mask: each word reads only itself and earlier words", desc)
     cell = 50
     x0, y0 = 150, 110
@@ -58,23 +74,32 @@ def causal_mask(walk: dict) -> str:
     def shade(r, c, v):
         return "#d1d5db" if c > r else blend(v * 0.9)
 
-    d.grid(x0, y0, A, cell=cell, row_labels=[f"{i + 1} {t}" for i, t in enumerate(toks)],
-           fmt=lambda v: None, shade=shade)
+    d.grid(
+        x0, y0, A, cell=cell, row_labels=[f"{i + 1} {t}" for i, t in enumerate(toks)], fmt=lambda v: None, shade=shade
+    )
     for r in range(n):
         for c in range(n):
             if c > r:
                 d.text(x0 + c * cell + cell / 2, y0 + r * cell + cell / 2 + 5, "×", size=15, fill="#4b5563")
             else:
                 v = A[r][c]
-                d.text(x0 + c * cell + cell / 2, y0 + r * cell + cell / 2 + 5, f"{v:.2f}"[1:] if v < 1 else "1",
-                       size=15, fill="#fff" if v * 0.9 > 0.45 else INK)
+                d.text(
+                    x0 + c * cell + cell / 2,
+                    y0 + r * cell + cell / 2 + 5,
+                    f"{v:.2f}"[1:] if v < 1 else "1",
+                    size=15,
+                    fill="#fff" if v * 0.9 > 0.45 else INK,
+                )
     for c, t in enumerate(toks):
         d.text(x0 + c * cell + cell / 2 + 4, y0 - 10, t, size=14, anchor="start")
     # rotated column labels
-    d.parts[-n:] = [p.replace('<text ', f'<text transform="rotate(-40 {x0 + c * cell + cell / 2 + 4} {y0 - 10})" ', 1)
-                    for c, p in enumerate(d.parts[-n:])]
-    d.text(x0 + n * cell / 2, 645, "source word j (columns); × = future, blocked before the softmax", size=14,
-           fill=MUTED)
+    d.parts[-n:] = [
+        p.replace("<text ", f'<text transform="rotate(-40 {x0 + c * cell + cell / 2 + 4} {y0 - 10})" ', 1)
+        for c, p in enumerate(d.parts[-n:])
+    ]
+    d.text(
+        x0 + n * cell / 2, 645, "source word j (columns); × = future, blocked before the softmax", size=14, fill=MUTED
+    )
     return d.render()
 
 
@@ -82,11 +107,13 @@ def phases(bank: dict, model: dict) -> str:
     c = bank["cheque"]
     top = c["top_source"]
     d_model, dk, dv = model["d_model"], model["d_k"], model["d_v"]
-    desc = (f"One attention step for “bank” in the cheque sentence. Phase A: the query of bank {_v(c['q'])} "
-            f"(width {dk}) is compared with every key, scaled by √{dk} and turned into weights by softmax; the largest "
-            f"weight goes to {top} ({max(c['weights']):.2f}). Phase B: the weights mix the values (width {dv}) into "
-            f"the message {_v(c['message'])}. W_O maps the message to width {d_model}, giving the update "
-            f"{_v(c['delta'])}, and the residual adds it to bank's row {_v(c['e'])}, giving {_v(c['e_new'])}.")
+    desc = (
+        f"One attention step for “bank” in the cheque sentence. Phase A: the query of bank {_v(c['q'])} "
+        f"(width {dk}) is compared with every key, scaled by √{dk} and turned into weights by softmax; the largest "
+        f"weight goes to {top} ({max(c['weights']):.2f}). Phase B: the weights mix the values (width {dv}) into "
+        f"the message {_v(c['message'])}. W_O maps the message to width {d_model}, giving the update "
+        f"{_v(c['delta'])}, and the residual adds it to bank's row {_v(c['e'])}, giving {_v(c['e_new'])}."
+    )
     d = Drawing(1000, 300, "part2-phases", "Phase A (match), phase B (mix), W_O and the residual, at “bank”", desc)
     e = d.box(10, 110, 150, 80, "row e₇ (bank)", sub=_v(c["e"]))
     q = d.box(215, 20, 150, 70, "query q₇", sub=_v(c["q"], 2), kind="op")
@@ -115,12 +142,15 @@ def phases(bank: dict, model: dict) -> str:
 def qkv_lifetime(model: dict) -> str:
     toks = model["sentences"]["river"][:5]
     n = len(toks)
-    desc = (f"Five words of the river sentence. Each word's query, key and value are computed once, when the word "
-            f"arrives. The query of word {n} ({toks[-1]}) is compared with the keys of words 1 to {n} and mixes their "
-            f"values; those keys and values were computed earlier and are reused, not recomputed. A generator keeps "
-            f"them in a key-value cache; a word's query is used only by that word.")
-    d = Drawing(1000, 290, "part2-qkv-lifetime", "q, k and v are computed once per word; later queries reuse k and v",
-                desc)
+    desc = (
+        f"Five words of the river sentence. Each word's query, key and value are computed once, when the word "
+        f"arrives. The query of word {n} ({toks[-1]}) is compared with the keys of words 1 to {n} and mixes their "
+        f"values; those keys and values were computed earlier and are reused, not recomputed. A generator keeps "
+        f"them in a key-value cache; a word's query is used only by that word."
+    )
+    d = Drawing(
+        1000, 290, "part2-qkv-lifetime", "q, k and v are computed once per word; later queries reuse k and v", desc
+    )
     w = 170
     for j, t in enumerate(toks):
         x = 10 + j * (w + 26)
@@ -131,20 +161,40 @@ def qkv_lifetime(model: dict) -> str:
         d.box(x + 116, 110, 50, 44, "v", kind="param", size=16)
         d.arrow((x + w / 2, 76), (x + w / 2, 108))
         if not last:
-            d.polyline([(x + 85, 154), (x + 85, 200 + 8 * j), (10 + (n - 1) * (w + 26) + 30 + 10 * j, 200 + 8 * j),
-                        (10 + (n - 1) * (w + 26) + 30 + 10 * j, 156)], colour=ACCENT, width=1.5)
-    d.text(500, 262, f"word {n}'s query reads the keys and values of words 1–{n}, stored when each word arrived",
-           size=15, fill=INK)
-    d.text(500, 282, "greyed q: used once by its own word, never again (so a cache keeps only k and v)", size=14,
-           fill=MUTED)
+            d.polyline(
+                [
+                    (x + 85, 154),
+                    (x + 85, 200 + 8 * j),
+                    (10 + (n - 1) * (w + 26) + 30 + 10 * j, 200 + 8 * j),
+                    (10 + (n - 1) * (w + 26) + 30 + 10 * j, 156),
+                ],
+                colour=ACCENT,
+                width=1.5,
+            )
+    d.text(
+        500,
+        262,
+        f"word {n}'s query reads the keys and values of words 1–{n}, stored when each word arrived",
+        size=15,
+        fill=INK,
+    )
+    d.text(
+        500,
+        282,
+        "greyed q: used once by its own word, never again (so a cache keeps only k and v)",
+        size=14,
+        fill=MUTED,
+    )
     return d.render()
 
 
 def saturation(scaling: dict) -> str:
     rows = scaling["saturation"]
-    desc = ("Top softmax weight for two keys one standard deviation above and below the mean, as d_k grows: "
-            + "; ".join(f"d_k {r['d_k']}: {r['top_raw']:.3f} unscaled, {r['top_scaled']:.3f} scaled" for r in rows)
-            + ". Without dividing by √d_k the top weight heads to 1 and the softmax slope vanishes.")
+    desc = (
+        "Top softmax weight for two keys one standard deviation above and below the mean, as d_k grows: "
+        + "; ".join(f"d_k {r['d_k']}: {r['top_raw']:.3f} unscaled, {r['top_scaled']:.3f} scaled" for r in rows)
+        + ". Without dividing by √d_k the top weight heads to 1 and the softmax slope vanishes."
+    )
     d = Drawing(1000, 330, "part2-saturation", "Without √d_k the top weight saturates as d_k grows", desc)
     x0, y0, w, h = 110, 30, 640, 240
     lo = 0.5

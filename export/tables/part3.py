@@ -19,21 +19,37 @@ from ._results_inputs import Inputs
 def figures(cfg: dict, fish: dict, audit: dict | None, batch: dict) -> dict:
     """The deck's diagrams, each drawn from the numbers of its own table."""
     out = {
-        "fisherman_split": head_split("fig-split-toy", fish["n_tokens"], fish["width"], fish["n_heads"],
-                                      fish["head_width"], "The worksheet's two heads: split, attend, join"),
+        "fisherman_split": head_split(
+            "fig-split-toy",
+            fish["n_tokens"],
+            fish["width"],
+            fish["n_heads"],
+            fish["head_width"],
+            "The worksheet's two heads: split, attend, join",
+        ),
         "fisherman_arrows": attention_arrows(
-            "fig-fisherman-arrows", fish["token_labels"], [h["weights"] for h in fish["heads"]],
-            fish["tokens"][-1], "Where the receiver “the” looks in each worksheet head", columns=2),
+            "fig-fisherman-arrows",
+            fish["token_labels"],
+            [h["weights"] for h in fish["heads"]],
+            fish["tokens"][-1],
+            "Where the receiver “the” looks in each worksheet head",
+            columns=2,
+        ),
     }
     if audit is not None:
         out["pipeline"] = pipeline(audit, cfg["batch_size"], cfg["steps"], cfg["T"])
     if batch.get("available") and batch["model"].get("available"):
         mod = batch["model"]
-        out["model_flow"] = model_flow(mod["shapes"], mod["d"], mod["heads"], mod["head_width"], mod["hidden"],
-                                       batch["C"], batch["T"])
+        out["model_flow"] = model_flow(
+            mod["shapes"], mod["d"], mod["heads"], mod["head_width"], mod["hidden"], batch["C"], batch["T"]
+        )
         out["found_arrows"] = attention_arrows(
-            "fig-found-arrows", mod["found_tokens"], mod["found_weights"], mod["found_tokens"][-1],
-            "Where the query “found” looks in each trained head")
+            "fig-found-arrows",
+            mod["found_tokens"],
+            mod["found_weights"],
+            mod["found_tokens"][-1],
+            "Where the query “found” looks in each trained head",
+        )
     return out
 
 

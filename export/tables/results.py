@@ -39,12 +39,19 @@ def uniform_toy(n: int = 4, targets: int = 4) -> dict:
     p = 1 / n
     losses = [-math.log(p)] * targets
     ce = sum(losses) / targets
-    return {"n": n, "targets": targets, "probability": p, "loss": losses[0], "cross_entropy": ce,
-            "perplexity": math.exp(ce)}
+    return {
+        "n": n,
+        "targets": targets,
+        "probability": p,
+        "loss": losses[0],
+        "cross_entropy": ce,
+        "perplexity": math.exp(ce),
+    }
 
 
-def compute(models_dir: Path | None = None, export_dir: Path | None = None,
-            bench_path: Path | None = None) -> dict[str, object]:
+def compute(
+    models_dir: Path | None = None, export_dir: Path | None = None, bench_path: Path | None = None
+) -> dict[str, object]:
     inputs = Inputs()
     if models_dir is not None:
         inputs.models_dir = Path(models_dir)
@@ -54,12 +61,15 @@ def compute(models_dir: Path | None = None, export_dir: Path | None = None,
         inputs.bench_path = Path(bench_path)
     results, audit = inputs.results(), inputs.audit()
     if results is None or not results.get("runs"):
-        gone = missing(inputs.models_dir / "results.json")
+        gone = missing(inputs.folder.results)
         measured = {"results_summary": gone, "results_runs": gone, "results_charts": gone}
     else:
         s = summary(results, audit)
-        measured = {"results_summary": s, "results_runs": run_table(results, audit),
-                    "results_charts": charts(results, s)}
+        measured = {
+            "results_summary": s,
+            "results_runs": run_table(results, audit),
+            "results_charts": charts(results, s),
+        }
     return {
         "results_perplexity_toy": perplexity_toy(),
         **measured,

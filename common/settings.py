@@ -13,20 +13,18 @@ from pathlib import Path
 
 # Paths
 ROOT = Path(__file__).resolve().parent.parent
-MODELS_DIR = ROOT / "models"
-CHECKPOINT_DIR = MODELS_DIR / "checkpoints"
-RESULTS_FILE = MODELS_DIR / "results.json"
-AUDIT_FILE = MODELS_DIR / "corpus_audit.json"
+MODELS_DIR = ROOT / "models"  # its files: common.layout.ModelsFolder
+BENCH_FILE = ROOT / "bench" / "bench.json"  # python -m bench; read by export.tables
 BUILD_DIR = ROOT / "build"
-EXPORT_DIR = BUILD_DIR / "export"      # python -m export
-TABLES_DIR = BUILD_DIR / "tables"      # python -m export.tables
-SITE_DIR = BUILD_DIR / "site"          # python -m site_builder
-SITE_ONNX = "onnx"                     # the site folder that holds the export (ONNX files and their JSON)
+EXPORT_DIR = BUILD_DIR / "export"  # python -m export
+TABLES_DIR = BUILD_DIR / "tables"  # python -m export.tables
+SITE_DIR = BUILD_DIR / "site"  # python -m site_builder
+SITE_ONNX = "onnx"  # the site folder that holds the export (ONNX files and their JSON)
 
 # Shapes and decoding
-CONTEXT = 64          # context width: the last 64 IDs, left-padded with PAD
-VOCAB_SIZE = 4000     # course vocabulary (4 specials + 3,996 tokens)
-TOKEN_LIMIT = 24      # default number of generated tokens
+CONTEXT = 64  # context width: the last 64 IDs, left-padded with PAD
+VOCAB_SIZE = 4000  # course vocabulary (4 specials + 3,996 tokens)
+TOKEN_LIMIT = 24  # default number of generated tokens
 
 # Training protocol
 CHECKPOINT_SEED = 11  # the seed whose checkpoints are committed and exported

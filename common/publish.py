@@ -23,8 +23,7 @@ from pathlib import Path
 
 from .settings import BUILD_DIR
 
-
-EXCHANGE = sys.platform.startswith("linux")   # use renameat2(RENAME_EXCHANGE) when the system has it
+EXCHANGE = sys.platform.startswith("linux")  # use renameat2(RENAME_EXCHANGE) when the system has it
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
@@ -82,7 +81,7 @@ def _exchange(a: Path, b: Path) -> bool:
 def swap_in(staging: Path, out: Path) -> None:
     """Replace ``out`` by the complete folder ``staging``."""
     if out.exists() and _exchange(staging, out):
-        shutil.rmtree(staging)     # it now holds the previous output
+        shutil.rmtree(staging)  # it now holds the previous output
         return
     old = old_dir(out)
     if out.exists():
@@ -91,7 +90,7 @@ def swap_in(staging: Path, out: Path) -> None:
         staging.rename(out)
     except BaseException:
         if old.exists() and not out.exists():
-            old.rename(out)      # put the previous output back before reporting the failure
+            old.rename(out)  # put the previous output back before reporting the failure
         raise
     if old.exists():
         shutil.rmtree(old)
@@ -121,4 +120,4 @@ def build_lock(build_dir: Path = BUILD_DIR, wait: bool = True):
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
     finally:
-        os.close(fd)   # closing releases the lock
+        os.close(fd)  # closing releases the lock

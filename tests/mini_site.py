@@ -1,0 +1,74 @@
+"""A small site for the build tests: two decks, the real maps, the index and
+one table (the ``mini`` fixture in conftest.py), and how to build it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+from common.settings import ROOT
+from site_builder import __main__ as cli
+
+CONTENT = ROOT / "content"
+
+MINI_DECK = """+++
+title = "Mini deck"
+subtitle = "for the build tests"
+order = 2
+tables = ["mini"]
++++
+## First
+
+{{ m.map('training', 'windows') }}
+
+Value {{ m.num('mini.x', 3) }} and $a^2 + b^2$.
+
+{{ m.table('mini.t') }}
+
+Note:
+Some notes with $x$.
+
+---
+
+## Second
+
+{{ m.code('models/nets.py', 'FixedWindowMLP.forward') }}
+"""
+
+OTHER_DECK = """+++
+title = "First by order"
+order = 1
++++
+## Only slide
+$$\\frac{1}{2}$$
+"""
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def run_build(capsys, content: Path, tables: Path, out: Path, *extra: str) -> tuple[int, str]:
+    rc = cli.main(["--content", str(content), "--tables", str(tables), "--out", str(out), "--no-notebooks", *extra])
+    captured = capsys.readouterr()
+    return rc, captured.out + captured.err
+
+
+def make_mini(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A small content folder (two decks, the real maps, index) and one table."""
+    content = tmp_path / "content"
+    (content / "decks").mkdir(parents=True)
+    shutil.copytree(CONTENT / "maps", content / "maps")
+    shutil.copy(CONTENT / "index.md", content / "index.md")
+    (content / "decks" / "mini.md").write_text(MINI_DECK, encoding="utf-8")
+    (content / "decks" / "aaa.md").write_text(OTHER_DECK, encoding="utf-8")
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    (tables / "mini.json").write_text(json.dumps({"x": 0.123456, "t": {"header": ["a", "b"], "rows": [[1, 2.5]]}}))
+    return content, tables, tmp_path / "build" / "site"
