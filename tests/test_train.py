@@ -124,22 +124,23 @@ def test_corrupt_and_missing_checkpoints_give_clear_errors(smoke_run, tmp_path):
     out, _, _ = smoke_run
     import shutil
 
-    ck = tmp_path / "checkpoints"
+    folder = ModelsFolder(tmp_path)
+    ck = folder.checkpoints
     shutil.copytree(out / "checkpoints", ck)
     data = bytearray((ck / "attn1.safetensors").read_bytes())
     data[-10] ^= 0xFF
     (ck / "attn1.safetensors").write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match=r"corrupt: .*attn1\.safetensors"):
-        load_checkpoint("attn1", ck)
+        load_checkpoint("attn1", folder)
     (ck / "mlp.safetensors").unlink()
     with pytest.raises(CheckpointError, match=r"missing: .*mlp\.safetensors"):
-        load_checkpoint("mlp", ck)
+        load_checkpoint("mlp", folder)
     (ck / "attn4.json").write_text("{not json")
     with pytest.raises(CheckpointError, match=r"corrupt: .*attn4\.json"):
-        load_checkpoint("attn4", ck)
+        load_checkpoint("attn4", folder)
     (ck / "vocab.json").unlink()
     with pytest.raises(CheckpointError, match=r"vocab\.json"):
-        load_vocab(ck)
+        load_vocab(folder)
 
 
 def test_saved_checkpoints_score_the_recorded_best_val_loss(smoke_run):
