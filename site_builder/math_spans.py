@@ -14,10 +14,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from . import placeholders
 from .fences import code_flags
 from .katex_render import render_math
-from .placeholders import Placeholders
+from .placeholders import START, Placeholders
 
 DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^$\\\n])+?)(?<![\s\\])\$(?!\d)")
@@ -75,7 +74,7 @@ class PageMath:
         out = INLINE_MATH.sub(lambda m: self._keep(m.group(1), False), out)
         stray = STRAY_DOLLAR.search(out)
         if stray:  # name the text from the unmatched delimiter on; the renderer finds its line
-            rest = out[stray.start() :].split("\n")[0].split(placeholders.START)[0]
+            rest = out[stray.start() :].split("\n")[0].split(START)[0]
             raise MathError(
                 f"unbalanced math delimiter {stray.group(0)} (write \\$ for a dollar sign): {rest[:60]!r}", rest
             )
