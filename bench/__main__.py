@@ -1,7 +1,7 @@
 """`make bench` (python -m bench): measure the built lab in a real browser.
 
 Serves build/site with the project's one static server (site_builder.serve),
-opens the lab in Chromium with the tests' flags (site_builder.chromium: WASM
+opens the lab in Chromium launched as the tests launch it (common.chromium: WASM
 in a browser without the SwiftShader flags, as on a machine without WebGPU,
 since SwiftShader's software compositing would share the CPU with the model
 calls; WebGPU and the automatic choice with them) and records, per runtime
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from common.chromium import launch
 from common.settings import BENCH_FILE, HELD_OUT_PRESET, SITE_DIR, SITE_ONNX
-from site_builder.chromium import BASE_FLAGS, CHROMIUM, FLAGS
 from site_builder.serve import start_server
 
 from . import lab
@@ -102,16 +102,15 @@ def main(argv=None) -> int:
     server, url = start_server(args.site)
     try:
         with sync_playwright() as p:
-            launch = lambda flags: p.chromium.launch(executable_path=CHROMIUM, headless=True, args=flags)  # noqa: E731
             runtimes = {}
             for backend in args.backends:
                 print(f"bench: browser, {backend}", flush=True)
-                browser = launch(FLAGS if backend == "webgpu" else BASE_FLAGS)
+                browser = launch(p, backend)  # the variants are named after the backends
                 runtimes[backend] = lab.runtime(
                     browser, server, url, backend, prompt, args.runs, args.tokens, args.repeats
                 )
                 browser.close()
-            browser = launch(FLAGS)
+            browser = launch(p, "webgpu")
             chromium_version = browser.version
             throttled = None
             if args.mbit:

@@ -7,15 +7,10 @@ from __future__ import annotations
 import statistics
 import time
 
+from common.chromium import evaluate
+
 KINDS = ("mlp", "attn1", "attn4")
-
-
-def evaluate(page, body: str, arg=None, timeout_s: int = 900):
-    return page.evaluate(
-        f"""async (arg) => Promise.race([(async () => {{ {body} }})(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), {timeout_s * 1000}))])""",
-        arg,
-    )
+TIMEOUT_S = 900  # one page call: a first visit over a throttled link, a timed generation
 
 
 def throttle(context, page, mbit_s: float, latency_ms: float) -> None:
@@ -34,12 +29,13 @@ def visit(page, server, url: str, prompt: str) -> dict:
     before = server.bytes_sent
     t = time.perf_counter()
     page.goto(url)
-    status = evaluate(page, "return await window.lab.ready;")
+    status = evaluate(page, "return await window.lab.ready;", timeout_s=TIMEOUT_S)
     first = evaluate(
         page,
         """const r = await window.lab.generate({prompt: arg, mode: 'greedy', limit: 1});
         return {ms: performance.now(), ok: Object.values(r.models).every((m) => m.error === null)};""",
         prompt,
+        TIMEOUT_S,
     )
     return {
         "status": status,
@@ -63,6 +59,18 @@ def first_and_second_visit(browser, server, url: str, backend: str, prompt: str,
     return context, page, first, second
 
 
+def visit_record(first: dict, second: dict) -> dict:
+    """A first and a second visit as bench.json records them."""
+    return {
+        "first_visit_bytes": first["bytes"],
+        "ready_ms": first["ready_ms"],
+        "first_token_ms": first["first_token_ms"],
+        "second_visit_bytes": second["bytes"],
+        "second_visit_ready_ms": second["ready_ms"],
+        "second_visit_first_token_ms": second["first_token_ms"],
+    }
+
+
 def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> dict:
     """Wall time per generated token of the three-model loop, against the models'
     own call time: their median call (the ratio), and the time their calls took
@@ -73,6 +81,7 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
             page,
             "return await window.lab.generate(arg);",
             {"prompt": prompt, "mode": "greedy", "limit": tokens, "backend": backend},
+            TIMEOUT_S,
         )
         models = r["models"]
         steps = max(m["new_tokens"] for m in models.values())
@@ -104,12 +113,7 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
             "available": True,
             "adapter": status.get("adapter"),
             "software_adapter": status.get("software_adapter"),
-            "first_visit_bytes": first["bytes"],
-            "ready_ms": first["ready_ms"],
-            "first_token_ms": first["first_token_ms"],
-            "second_visit_bytes": second["bytes"],
-            "second_visit_ready_ms": second["ready_ms"],
-            "second_visit_first_token_ms": second["first_token_ms"],
+            **visit_record(first, second),
             "runtime_file": status["runtime"]["file"],
             "runtime_bytes": status["runtime"]["bytes"],
             "models": {},
@@ -120,6 +124,7 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
                 page,
                 "return await window.lab.benchmark(arg.kind, {backend: arg.backend, runs: arg.runs});",
                 {"kind": kind, "backend": backend, "runs": runs},
+                TIMEOUT_S,
             )
             out["models"][kind] = {"median_ms_per_call": bench["median_ms"], "calls_timed": runs, "bytes": m["bytes"]}
         out["loop"] = loop_timing(page, backend, prompt, tokens, repeats)
@@ -141,10 +146,5 @@ def throttled(browser, server, url: str, backend: str, prompt: str, mbit_s: floa
         "latency_ms": latency_ms,
         "choice": backend,
         "backend": first["status"].get("backend"),
-        "first_visit_bytes": first["bytes"],
-        "ready_ms": first["ready_ms"],
-        "first_token_ms": first["first_token_ms"],
-        "second_visit_bytes": second["bytes"],
-        "second_visit_ready_ms": second["ready_ms"],
-        "second_visit_first_token_ms": second["first_token_ms"],
+        **visit_record(first, second),
     }

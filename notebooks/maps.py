@@ -283,6 +283,6 @@ got["maps_generation.trace_text"] = trace
 # an error naming each one that differs.
 
 # %%
-from site_builder.deck_check import check
+from site_builder.notebook_check import check
 
 check(got)

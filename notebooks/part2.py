@@ -381,6 +381,6 @@ got["part2_positions.rope.scores"] = scores
 # an error naming each one that differs.
 
 # %%
-from site_builder.deck_check import check
+from site_builder.notebook_check import check
 
 check(got)

@@ -280,6 +280,6 @@ got["part3_generation.top.labels"] = [vocab.itos[i] for i in top.indices.tolist(
 # an error naming each one that differs.
 
 # %%
-from site_builder.deck_check import check
+from site_builder.notebook_check import check
 
 check(got)

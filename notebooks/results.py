@@ -249,7 +249,7 @@ else:
 # seed-11 rows, in the digits it shows.
 
 # %%
-from site_builder.deck_check import check
+from site_builder.notebook_check import check
 
 
 def seed11_row(table, path):  # rows: model, seed, step, val loss, test loss, test ppl, seconds

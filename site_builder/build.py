@@ -14,10 +14,10 @@ from common.publish import build_lock, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
 from . import assemble, navigation
-from .archive import NAME as ZIP_NAME
-from .archive import write_source_zip
+from .archive import ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
+from .jinja_env import environment, last_template_frame
 from .listing import stylesheet
 
 HERE = Path(__file__).resolve().parent
@@ -105,16 +105,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
         inp.root, staging / "downloads" / ZIP_NAME, extra={f"notebooks/{p.name}": p.read_bytes() for p in executed}
     )
 
-    # templates/ by name; web pages (the lab) as "web/<path>", so they extend templates/base.html too
-    loader = jinja2.ChoiceLoader(
-        [
-            jinja2.FileSystemLoader(str(inp.templates)),
-            jinja2.PrefixLoader({"web": jinja2.FileSystemLoader(str(inp.web))}),
-        ]
-    )
-    env = jinja2.Environment(
-        loader=loader, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
-    )
+    env = environment(inp.templates, web=inp.web)
     (staging / "decks").mkdir(exist_ok=True)
     lab = (inp.web / "lab" / "index.html").is_file()
     nav = navigation.links(decks, lab)
@@ -136,12 +127,9 @@ def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
     """The template file and line of a Jinja error (syntax errors carry them;
     runtime errors are found in the traceback Jinja rewrites to the template)."""
     path, line = (inp.templates / exc.name if getattr(exc, "name", None) else None), getattr(exc, "lineno", None)
-    tb = exc.__traceback__
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith((str(inp.templates), str(inp.web))):
-            path, line = Path(filename), tb.tb_lineno
-        tb = tb.tb_next
+    frame = last_template_frame(exc, lambda name: name.startswith((str(inp.templates), str(inp.web))))
+    if frame:
+        path, line = frame
     return _rel(path or inp.templates, inp.root) + (f" line {line}" if line else "")
 
 

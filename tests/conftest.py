@@ -1,5 +1,5 @@
-"""Shared fixtures: the built site served on localhost, and Debian's Chromium
-driven by Playwright with the flags from DEVELOPERS.md.
+"""Shared fixtures: the built site served on localhost (site_builder.serve),
+and Debian's Chromium driven by Playwright (common.chromium).
 
 `make test` runs `make site` first, so build/site exists; browser tests use it.
 """
@@ -12,18 +12,17 @@ from urllib.parse import urlparse
 
 import pytest
 
-from common.settings import SITE_DIR as SITE
-from common.settings import SITE_ONNX  # ROOT: other tests import it from here
+from common.chromium import launch
+from common.settings import SITE_DIR, SITE_ONNX
 from models.checkpoints import load_checkpoint, load_vocab
 from models.nets import KINDS
-from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
 from site_builder.serve import start_server
 
 
 @pytest.fixture(scope="session")
 def site_dir() -> Path:
-    assert (SITE / "index.html").exists(), "build/site is missing: run `make site` (make test does)"
-    return SITE
+    assert (SITE_DIR / "index.html").exists(), "build/site is missing: run `make site` (make test does)"
+    return SITE_DIR
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +43,7 @@ def playwright_instance():
 @pytest.fixture(scope="session")
 def browser(playwright_instance):
     """Chromium with WebGPU on SwiftShader enabled (WASM works in it too)."""
-    b = playwright_instance.chromium.launch(executable_path=CHROMIUM, headless=True, args=BASE_FLAGS + WEBGPU_FLAGS)
+    b = launch(playwright_instance, "webgpu")
     yield b
     b.close()
 

@@ -32,9 +32,9 @@ from export.pipeline import ExportError
 from models import ensure
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.results_file import load_results
+from site_builder import serve
 from site_builder.assemble import BuildError
 from site_builder.build import Inputs, build
-from site_builder.serve import main as serve_main
 from site_builder.serve import start_server
 
 # ------------------------------------------------------------------ one build at a time
@@ -187,20 +187,20 @@ def test_a_read_only_build_folder_gives_a_message_not_a_traceback(mini, capsys, 
 
 
 def test_a_read_only_build_folder_stops_tables_and_export_with_a_message(tmp_path, monkeypatch, capsys):
-    import export.__main__ as export_cli
-    import export.tables.__main__ as tables_cli
+    import export.__main__
+    import export.tables.__main__
 
     out = tmp_path / "build" / "tables"
-    monkeypatch.setattr(tables_cli, "compute_all", lambda only=None: {"t": "{}\n"})
+    monkeypatch.setattr(export.tables.__main__, "compute_all", lambda only=None: {"t": "{}\n"})
 
     def read_only(self, *args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system", str(self))
 
     monkeypatch.setattr(Path, "mkdir", read_only)
-    assert tables_cli.main(["--out", str(out)]) == 1
+    assert export.tables.__main__.main(["--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert "Read-only file system" in err and str(out.parent) in err
-    assert export_cli.main(["--out", str(tmp_path / "build" / "export")]) == 2
+    assert export.__main__.main(["--out", str(tmp_path / "build" / "export")]) == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and "Read-only file system" in err and "was left as it was" in err
 
@@ -215,7 +215,7 @@ def test_a_busy_port_is_named_with_the_way_out(mini, capsys):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        rc = serve_main(
+        rc = serve.main(
             ["--port", str(port), "--out", str(out), "--content", str(content), "--tables", str(tables), "--no-export"]
         )
     err = capsys.readouterr().err
@@ -422,8 +422,7 @@ def test_run_protocol_retrains_a_recorded_run_whose_weights_are_gone(tmp_path, m
     when both of its checkpoint files exist."""
     import torch
 
-    from models import train
-    from models.nets import build as build_net
+    from models import nets, train
 
     trained = []
 
@@ -439,7 +438,7 @@ def test_run_protocol_retrains_a_recorded_run_whose_weights_are_gone(tmp_path, m
             "parameters": 1,
         }
         torch.manual_seed(0)
-        return record, build_net(kind, C=vocab_size)
+        return record, nets.build(kind, C=vocab_size)
 
     monkeypatch.setattr(train, "train_run", fake_run)
     train.run_protocol("smoke", tmp_path, kinds=("mlp", "attn1"), seeds=(11,), progress=False)

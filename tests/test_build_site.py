@@ -10,8 +10,7 @@ import zipfile
 import pytest
 from mini_site import CONTENT, run_build, snapshot
 
-from common.settings import ROOT
-from common.settings import TABLES_DIR as TABLES
+from common.settings import ROOT, TABLES_DIR
 from site_builder.archive import FIXED_TIME, tracked_files
 from site_builder.values import fmt, resolve
 
@@ -55,10 +54,12 @@ def test_lab_link_only_when_the_lab_exists(mini, capsys, tmp_path):
 
 
 def test_two_builds_of_the_course_are_byte_identical(tmp_path, capsys):
-    assert (TABLES / "maps_mlp.json").exists(), "build/tables missing: run `python -m export.tables` (make test does)"
+    assert (TABLES_DIR / "maps_mlp.json").exists(), (
+        "build/tables missing: run `python -m export.tables` (make test does)"
+    )
     a, b = tmp_path / "a" / "site", tmp_path / "b" / "site"
     for out in (a, b):
-        rc, log = run_build(capsys, CONTENT, TABLES, out, "--no-export")
+        rc, log = run_build(capsys, CONTENT, TABLES_DIR, out, "--no-export")
         assert rc == 0, log
     snap_a, snap_b = snapshot(a), snapshot(b)
     assert len(snap_a) > 50
@@ -197,12 +198,12 @@ def test_write_tables_removes_stale_files(tmp_path):
 
 
 def test_tables_reject_nan_and_duplicate_names(monkeypatch):
-    import export.tables as tables
+    import export.tables
 
-    with pytest.raises(tables.TablesError, match="not plain JSON"):
-        tables.to_json("bad", {"x": float("nan")})
-    with pytest.raises(tables.TablesError, match="produced by both"):
-        tables.compute_all(["maps", "maps"])
+    with pytest.raises(export.tables.TablesError, match="not plain JSON"):
+        export.tables.to_json("bad", {"x": float("nan")})
+    with pytest.raises(export.tables.TablesError, match="produced by both"):
+        export.tables.compute_all(["maps", "maps"])
 
 
 def test_corpus_audit_table(tmp_path):

@@ -16,11 +16,11 @@ import onnx
 import pytest
 import torch
 
+import export.__main__
 from common.files import sha256_file
 from common.layout import MODELS, ModelsFolder
-from common.settings import EXPORT_DIR as EXPORT
+from common.settings import EXPORT_DIR
 from export import pipeline
-from export.__main__ import main as export_main
 from export.decoding import generate
 from export.onnx_export import ort_run, ort_session
 from export.parity import attention_matrices
@@ -31,13 +31,13 @@ from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
 
 
 def read(name: str):
-    return json.loads((EXPORT / name).read_text(encoding="utf-8"))
+    return json.loads((EXPORT_DIR / name).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
 def exported() -> Path:
-    assert (EXPORT / "metadata.json").exists(), "build/export is missing: run `make site` (make test does)"
-    return EXPORT
+    assert (EXPORT_DIR / "metadata.json").exists(), "build/export is missing: run `make site` (make test does)"
+    return EXPORT_DIR
 
 
 @pytest.fixture(scope="module")
@@ -270,7 +270,7 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_models,
     data[len(data) // 2] ^= 0xFF
     weights.write_bytes(bytes(data))
     before = (out / "metadata.json").read_bytes()
-    assert export_main(["--models", str(scratch_models.root), "--out", str(out), "--force"]) == 2
+    assert export.__main__.main(["--models", str(scratch_models.root), "--out", str(out), "--force"]) == 2
     err = capsys.readouterr().err
     assert str(weights) in err and "corrupt" in err
     assert (out / "metadata.json").read_bytes() == before
@@ -279,7 +279,7 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_models,
 
     # a missing checkpoint is named too
     scratch_models.info("attn4").unlink()
-    assert export_main(["--models", str(scratch_models.root), "--out", str(out)]) == 2
+    assert export.__main__.main(["--models", str(scratch_models.root), "--out", str(out)]) == 2
     assert str(scratch_models.info("attn4")) in capsys.readouterr().err
     assert (out / "metadata.json").read_bytes() == before
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from test_lab_browser import KINDS, call, open_lab
+from test_lab_browser import KINDS, open_lab
 
+from common.chromium import evaluate
 from export.decoding import BANNED, context_window, kept_ids, sampling_weights, start_history
 from models.tokenizer import detokenize, tokenize
 
@@ -61,7 +62,7 @@ def stop_labels_match(page, result):
 
 def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch_models, vocab):
     prompt = "Once upon a time, there was a little"
-    result = call(
+    result = evaluate(
         lab,
         "return await window.lab.generate(arg);",
         {
@@ -125,7 +126,7 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
     set_value(lab, "#top-p", "1")
     assert not lab.locator("#top-k-error").is_visible()
     with pytest.raises(Exception, match="top-p"):
-        call(lab, "return await window.lab.generate({prompt: 'the', mode: 'sampled', top_p: 0});")
+        evaluate(lab, "return await window.lab.generate({prompt: 'the', mode: 'sampled', top_p: 0});")
     assert lab.locator("#top-p-error").is_visible()
     set_value(lab, "#top-p", "1")
     assert not lab.watch.errors
@@ -133,7 +134,7 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
 
 def test_same_context_comparison_and_score_this(lab, torch_models, vocab):
     prompt = "The dog ran to the park and"
-    result = call(
+    result = evaluate(
         lab,
         "return await window.lab.generate(arg);",
         {"prompt": prompt, "mode": "greedy", "limit": 5, "backend": "wasm"},
@@ -168,7 +169,7 @@ MARKUP = "Tom said <b>hi</b> <? & <!-- not a comment --> &amp; 3 < 4 <script>x</
 
 
 def test_markup_prompt_is_echoed_verbatim_everywhere(lab, vocab):
-    result = call(
+    result = evaluate(
         lab, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 3, backend: 'wasm'});", MARKUP
     )
     assert lab.input_value("#prompt") == MARKUP
@@ -183,7 +184,7 @@ def test_markup_prompt_is_echoed_verbatim_everywhere(lab, vocab):
     chips = lab.locator("#preview .tok").all_text_contents()
     assert chips == ["<BOS>"] + [t + ("UNK" if vocab.encode(t) == [3] else "") for t in tokens]
     # score mode shows the same tokens
-    call(lab, "return await window.lab.score({text: arg});", MARKUP)
+    evaluate(lab, "return await window.lab.score({text: arg});", MARKUP)
     words = lab.locator(".score-tok .score-word").all_text_contents()
     assert [w.strip() for w in words] == tokens
     assert lab.locator("#workbench b, #outputs b, #score-body b, #outputs script, #score-body script").count() == 0
@@ -211,7 +212,7 @@ def test_stop_labels_match_stop_reasons(lab, references):
     eos_kind = next(
         k for k in KINDS if references["parity"]["continuations"][k]["ood-technical"]["greedy"]["stop"] == "eos"
     )
-    result = call(
+    result = evaluate(
         lab,
         "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 4, backend: 'wasm'});",
         ood["prompt"],
@@ -229,7 +230,7 @@ def test_stop_labels_match_stop_reasons(lab, references):
         if result["models"][k]["stop"] != "eos"
     )
     # stopped by the user, with the Stop button, as soon as the first token shows
-    result = call(
+    result = evaluate(
         lab,
         """const run = window.lab.generate({prompt: arg, mode: 'greedy', limit: 1024, backend: 'wasm'});
         while (!document.querySelector('.model-card[data-kind="attn4"] .tok.gen')) {
@@ -249,7 +250,7 @@ def test_stop_labels_match_stop_reasons(lab, references):
 
 
 def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
-    call(
+    evaluate(
         lab,
         "return await window.lab.generate({prompt: 'the cat sat on the', mode: 'greedy', limit: 6, backend: 'wasm'});",
     )
@@ -283,7 +284,7 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
 
 
 def test_axe_finds_no_serious_violation_after_generate_and_inspect(lab):
-    call(
+    evaluate(
         lab,
         "return await window.lab.generate({prompt: 'the dog', mode: 'sampled', seed: 2, limit: 5, backend: 'wasm'});",
     )
@@ -297,7 +298,7 @@ def test_axe_finds_no_serious_violation_after_generate_and_inspect(lab):
     )
     bad = [v for v in found if v["impact"] in ("serious", "critical")]
     assert not bad, bad
-    call(lab, "return await window.lab.score({text: 'the dog ran'});")
+    evaluate(lab, "return await window.lab.score({text: 'the dog ran'});")
     lab.click('.score-tok[data-index="1"]')
     lab.wait_for_selector("#score-detail table.top10")
     found = lab.evaluate("async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact}))")
@@ -314,7 +315,7 @@ def test_phone_shows_one_model_at_a_time_and_never_scrolls_sideways(browser, sit
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
     assert open_lab(page, site_url, "?backend=wasm")["ok"]
-    call(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 8});")
+    evaluate(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 8});")
     visible = [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()]
     assert visible == ["mlp"]
     page.click('#model-tabs button[data-kind="attn4"]')

@@ -112,10 +112,14 @@ def test_widget_slides_have_text_and_part2_widgets_a_static_table(site_dir, slug
 
 def test_figures_draw_the_real_attention_weights():
     """The arrows are labelled (and sized) by the weights the tables hold."""
-    from export.tables import maps as maps_tables  # noqa: PLC0415
-    from export.tables import maps_figures, part2, part2_figures  # noqa: PLC0415
+    from export.tables import (  # noqa: PLC0415
+        maps,  # noqa: PLC0415
+        maps_figures,
+        part2,
+        part2_figures,
+    )
 
-    att = maps_tables.compute()["maps_attention"]
+    att = maps.compute()["maps_attention"]
     svg = maps_figures.attention_arrows(att)
     for row in att["weights"]:
         for w in row[0]:
@@ -130,11 +134,10 @@ def test_figures_draw_the_real_attention_weights():
 
 
 def test_map_strip_text_has_enough_contrast(page, site_url):
-    from pathlib import Path as _P  # noqa: PLC0415
 
     page.goto(f"{site_url}/decks/maps.html#/1")
     page.wait_for_function("window.Reveal && Reveal.isReady()")
-    page.add_script_tag(path=str(_P(ROOT / "node_modules" / "axe-core" / "axe.min.js")))
+    page.add_script_tag(path=str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
     result = page.evaluate("""axe.run(Reveal.getCurrentSlide().querySelector('nav.map'),
                               {runOnly: ['color-contrast']})""")
     assert result["passes"] and not result["violations"], result["violations"]

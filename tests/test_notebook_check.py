@@ -1,4 +1,4 @@
-"""site_builder/deck_check.py, the last cell of every notebook: keys walk into
+"""site_builder/notebook_check.py, the last cell of every notebook: keys walk into
 the tables, '*' collects a field, special tables are read by their own rule,
 and a differing value is printed as DIFF and named in the error."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from site_builder import deck_check
+from site_builder import notebook_check
 
 
 @pytest.fixture
@@ -31,31 +31,31 @@ def tables(tmp_path):
 
 
 def test_lookup_walks_keys_indices_and_stars(tables):
-    assert deck_check.lookup("toy.loss", tables) == 1.2345678
-    assert deck_check.lookup("toy.rows.1.0", tables) == 3
-    assert deck_check.lookup("toy.heads.*.name", tables) == ["a", "b"]
-    assert deck_check.lookup("toy.nested.x.y", tables) == [0.5, 0.25]
+    assert notebook_check.lookup("toy.loss", tables) == 1.2345678
+    assert notebook_check.lookup("toy.rows.1.0", tables) == 3
+    assert notebook_check.lookup("toy.heads.*.name", tables) == ["a", "b"]
+    assert notebook_check.lookup("toy.nested.x.y", tables) == [0.5, 0.25]
     seed12 = lambda table, path: next(r[2] for r in table["rows"] if r[1] == int(path[-1]))  # noqa: E731
-    assert deck_check.lookup("runs.seed.12", tables, {"runs": seed12}) == "4.3"
+    assert notebook_check.lookup("runs.seed.12", tables, {"runs": seed12}) == "4.3"
 
 
 def test_same_is_relative_for_floats_and_exact_otherwise():
-    assert deck_check.same(1.0 + 5e-7, 1.0)
-    assert not deck_check.same(1.0 + 5e-6, 1.0)
-    assert deck_check.same([1.0, (2, "x")], [1.0, [2, "x"]])
-    assert not deck_check.same([1.0, 2.0], [1.0])
-    assert deck_check.same({"a": 0.1}, {"a": 0.1 + 1e-12})
-    assert not deck_check.same({"a": 1}, {"b": 1})
-    assert not deck_check.same("4.10", "4.1")  # shown digits compare as text
+    assert notebook_check.same(1.0 + 5e-7, 1.0)
+    assert not notebook_check.same(1.0 + 5e-6, 1.0)
+    assert notebook_check.same([1.0, (2, "x")], [1.0, [2, "x"]])
+    assert not notebook_check.same([1.0, 2.0], [1.0])
+    assert notebook_check.same({"a": 0.1}, {"a": 0.1 + 1e-12})
+    assert not notebook_check.same({"a": 1}, {"b": 1})
+    assert not notebook_check.same("4.10", "4.1")  # shown digits compare as text
 
 
 def test_check_prints_every_key_and_raises_naming_the_differences(tables, capsys, monkeypatch):
-    deck_check.check({"toy.loss": 1.2345678, "toy.heads.*.w": [1, 2]}, tables=tables)
+    notebook_check.check({"toy.loss": 1.2345678, "toy.heads.*.w": [1, 2]}, tables=tables)
     out = capsys.readouterr().out
     assert "ok   toy.loss" in out and "ok   toy.heads.*.w" in out
     assert "all 2 values match the deck's tables" in out
     with pytest.raises(AssertionError, match=r"1 value\(s\) differ from .*: toy.rows.0.1$"):
-        deck_check.check({"toy.loss": 1.2345678, "toy.rows.0.1": 5}, tables=tables)
+        notebook_check.check({"toy.loss": 1.2345678, "toy.rows.0.1": 5}, tables=tables)
     assert "DIFF toy.rows.0.1" in capsys.readouterr().out
-    monkeypatch.setenv(deck_check.TABLES_ENV, str(tables))  # the folder site_builder.notebooks passes
-    assert deck_check.tables_dir() == tables
+    monkeypatch.setenv(notebook_check.TABLES_ENV, str(tables))  # the folder site_builder.notebooks passes
+    assert notebook_check.tables_dir() == tables
