@@ -19,7 +19,7 @@ import torch
 
 from common.files import missing, read_json, sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
-from common.publish import build_lock, fresh_staging, swap_in
+from common.publish import OutputRefused, build_lock, check_out, fresh_staging, swap_in
 from common.settings import EXPORT_DIR, ROOT
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info, weights_file
 from models.corpus import PROFILES, prepare
@@ -162,6 +162,10 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
 def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = False, log=print) -> str:
     """Export unless up to date. Returns 'skipped' or 'exported'."""
     out = Path(out)
+    try:
+        check_out(out, inputs=(models.root,))
+    except OutputRefused as exc:
+        raise ExportError(str(exc)) from exc
     with build_lock(out.parent):
         staging = fresh_staging(out)  # also restores an output left half-swapped by a crash
         try:

@@ -10,10 +10,10 @@ from pathlib import Path
 import jinja2
 
 from common.files import read_json
-from common.publish import build_lock, fresh_staging, recover, swap_in
+from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
-from . import assemble, navigation
+from . import assemble, navigation, versioning
 from .archive import ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
@@ -121,6 +121,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
         titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
         html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT, slide_titles=titles)
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
+    versioning.stamp(staging)  # last: every reference gets the build id of the finished site
 
 
 def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
@@ -136,8 +137,15 @@ def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
 def build(inp: Inputs) -> Path:
     """Build the site into ``inp.out``. Raises BuildError (naming the input) and
     leaves ``inp.out`` untouched on any failure. One build at a time: a second
-    one waits for the lock on the output's parent folder."""
+    one waits for the lock on the output's parent folder. An output that holds
+    or lies inside the sources, or is neither empty nor a previous build, is
+    refused before anything is written (common.publish.check_out)."""
     out = inp.out
+    inputs = (inp.content, inp.tables, inp.export, inp.notebooks, inp.templates, inp.static, inp.web)
+    try:
+        check_out(out, inp.root, (*inputs, inp.node_modules))
+    except OutputRefused as exc:
+        raise BuildError(str(exc)) from exc
     try:
         with build_lock(out.parent):
             recover(out)  # first restore a site left half-swapped by a crash

@@ -25,7 +25,7 @@ from mini_site import run_build, snapshot
 
 from common.files import Missing, missing, read_json
 from common.layout import MODELS, ModelsFolder
-from common.publish import BuildBusy, build_lock, old_dir, staging_dir, swap_in
+from common.publish import MARKER, BuildBusy, build_lock, old_dir, staging_dir, swap_in
 from common.settings import ROOT
 from export import pipeline
 from export.pipeline import ExportError
@@ -96,6 +96,7 @@ def test_a_crash_between_the_renames_is_undone_by_the_next_build_even_a_failing_
     before = snapshot(out)
     # the crash: the first rename of the swap happened, the second did not
     staging_dir(out).mkdir()
+    (staging_dir(out) / MARKER).write_text("")  # the first file of every staging folder
     (staging_dir(out) / "half.html").write_text("half")
     out.rename(old_dir(out))
     assert not out.exists()
