@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch, linked_site
+from conftest import PageWatch, build_of, linked_site, wait_kept
 from test_lab_browser import open_lab
 
 from common.chromium import evaluate, launch
@@ -61,7 +61,8 @@ def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_off
     assert not page.locator("#generate").is_disabled()
     online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4});")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    page.wait_for_function("caches.open('attention-course-shell-v1').then((c) => c.keys()).then((k) => k.length > 5)")
+    build = build_of(site_dir)
+    wait_kept(page, build, ["/lab/", "/lab/lab.js", "/lab/worker.js", "/core/decoding.js", "/assets/site.css"])
     page.wait_for_timeout(500)  # the page's last cache writes
     # network off: a reload still opens the lab from the offline copy, checks the models and generates
     context.set_offline(True)

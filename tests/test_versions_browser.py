@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import wait_kept
 
 from common.chromium import evaluate
 from common.publish import MARKER, staging_dir, swap_in
@@ -77,18 +78,6 @@ def open_lab(page, url):
     page.goto(f"{url}/lab/?backend=wasm")
     status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
     assert status["ok"], status
-    page.wait_for_function("() => window.lab.ready.then(() => true)")
-
-
-def wait_kept(page, build: str, path: str) -> None:
-    """Wait until the service worker cache of ``build`` holds ``path`` (a page,
-    or a file of that build)."""
-    key = f"{page.evaluate('location.origin')}{path}" + ("" if path.endswith((".html", "/")) else f"?v={build}")
-    page.wait_for_function(
-        """([name, key]) => caches.open(name).then((c) => c.match(key)).then((r) => r !== undefined)""",
-        arg=[f"attention-course-shell-{build}", key],
-        timeout=60_000,
-    )
 
 
 @pytest.fixture
@@ -119,7 +108,7 @@ def test_after_a_rebuild_every_visit_runs_one_build(browser, two_builds):
     open_lab(page, url)
     assert_one_build(page, "old", builds["old"])
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    wait_kept(page, builds["old"], "/lab/lab.js")
+    wait_kept(page, builds["old"], ["/lab/lab.js"])
 
     rebuild()
     # the next visit: the new pages, the new scripts, nothing of the old build
@@ -137,12 +126,12 @@ def test_after_a_rebuild_every_visit_runs_one_build(browser, two_builds):
     assert_one_build(tab, "new", builds["new"])
     tab.close()
     # offline: the new build's copy, whole
-    wait_kept(page, builds["new"], "/lab/lab.js")
-    wait_kept(page, builds["new"], "/widgets/loader.js")
-    wait_kept(page, builds["new"], "/decks/part2.html")
-    wait_kept(page, builds["new"], "/lab/")
+    wait_kept(page, builds["new"], ["/lab/lab.js"])
+    wait_kept(page, builds["new"], ["/widgets/loader.js"])
+    wait_kept(page, builds["new"], ["/decks/part2.html"])
+    wait_kept(page, builds["new"], ["/lab/"])
     page.wait_for_function(
-        "(b) => navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL.includes(b)",
+        "(b) => navigator.serviceWorker.controller?.scriptURL.includes(b) ?? false",
         arg=builds["new"],
     )
     context.set_offline(True)

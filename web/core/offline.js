@@ -62,17 +62,20 @@ export async function keepShell(urls) {
   const cache = await caches.open(SHELL_CACHE);
   let stored = 0;
   await Promise.all(urls.map(async (u) => {
+    const versioned = new URL(u).searchParams.has('v');
     try {
+      if (versioned && await cache.match(u)) return; // this build's file, already kept
       // a versioned file is this build's in any cache; anything else is revalidated
-      const response = await fetch(u, new URL(u).searchParams.has('v') ? {} : { cache: 'no-cache' });
+      const response = await fetch(u, versioned ? {} : { cache: 'no-cache' });
       if (response.ok) { await cache.put(u, response); stored += 1; }
     } catch { /* not kept: that file will need the network */ }
   }));
   return { stored };
 }
 
-// A deck, reading view or the index: once the page and what it loads are in
-// (fonts and widgets come a moment after 'load'), keep them for offline use.
+// A deck, reading view or the index: keep the page and what it loaded for
+// offline use, once at 'load' (a learner may leave at once) and again a moment
+// later for what comes after it (fonts, widgets and their tables).
 export function keepPageOffline(settleMs = 1500) {
   if (location.protocol === 'file:') return Promise.resolve({ ok: false, reason: 'opened as a file' });
   const loaded = document.readyState === 'complete' ? Promise.resolve()
@@ -80,7 +83,9 @@ export function keepPageOffline(settleMs = 1500) {
   return registerOffline().then(async (o) => {
     if (!o.ok) return o;
     await loaded;
+    const first = await keepShell(shellUrls());
     await new Promise((resolve) => setTimeout(resolve, settleMs));
-    return { ok: true, ...(await keepShell(shellUrls())) };
+    const later = await keepShell(shellUrls());
+    return { ok: true, stored: first.stored + later.stored };
   });
 }
