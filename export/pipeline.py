@@ -17,6 +17,7 @@ import numpy as np
 import onnx
 import torch
 
+from common.export_check import ExportMismatch, check_export
 from common.files import missing, read_json, sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, swap_in
@@ -174,6 +175,10 @@ def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = Fal
                 log(f"export: {out} is up to date (same checkpoints, results and exporter); skipped")
                 return "skipped"
             build(models, staging, log)
+            try:
+                check_export(staging)  # the files agree with each other before they are published
+            except ExportMismatch as exc:
+                raise ExportError(f"the export failed its cross-check: {exc}") from exc
             write_json(staging / CACHE, {"key": key})
             swap_in(staging, out)
         finally:

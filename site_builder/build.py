@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jinja2
 
+from common.export_check import ExportMismatch, check_export
 from common.files import read_json
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
@@ -168,6 +169,11 @@ def _build_locked(inp: Inputs) -> None:
             f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
             f"for development without it pass --no-export)"
         )
+    if inp.export is not None:
+        try:
+            check_export(inp.export)
+        except ExportMismatch as exc:
+            raise BuildError(f"{_rel(inp.export, inp.root)}/{exc}") from exc
     staging = fresh_staging(inp.out)
     try:
         write_site(inp, staging, tables, decks, index)

@@ -10,7 +10,8 @@ import zipfile
 import pytest
 from mini_site import CONTENT, run_build, snapshot
 
-from common.settings import ROOT, TABLES_DIR
+from common.publish import MARKER
+from common.settings import EXPORT_DIR, ROOT, TABLES_DIR
 from site_builder.archive import FIXED_TIME, tracked_files
 from site_builder.values import fmt, resolve
 
@@ -126,13 +127,13 @@ def test_missing_export_is_an_error_without_the_flag(mini, capsys, tmp_path):
 
 
 def test_export_is_copied_to_onnx(mini, capsys, tmp_path):
+    """The export (cross-checked first: tests/test_export_check.py) lands in onnx/, its marker left out."""
     content, tables, out = mini
-    export = tmp_path / "export"
-    export.mkdir()
-    (export / "metadata.json").write_text('{"ok": true}')
-    rc, log = run_build(capsys, content, tables, out, "--export", str(export))
+    rc, log = run_build(capsys, content, tables, out, "--export", str(EXPORT_DIR))
     assert rc == 0, log
-    assert (out / "onnx" / "metadata.json").read_text() == '{"ok": true}'
+    for f in ("metadata.json", "vocab.json", "presets.json", "attn4.onnx"):
+        assert (out / "onnx" / f).read_bytes() == (EXPORT_DIR / f).read_bytes()
+    assert not (out / "onnx" / MARKER).exists() and not (out / "onnx" / "cache.json").exists()
 
 
 def test_source_zip_is_small_sorted_and_timeless(tmp_path):
