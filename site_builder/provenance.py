@@ -11,6 +11,9 @@ attribute) and ``\\htmlData{source=...}`` in TeX, so the site tests compare
 every printed number with its JSON value. A number with no path (typed, or
 computed in Jinja) stops the build.
 
+A string printed from a table (a story) is text, not markup: a ``$`` in it
+prints as a dollar sign instead of opening math.
+
 ``compare`` is ``m.compare``: the direction word for two table values,
 computed from them, in a ``<span class="cmp">`` that names both paths.
 """
@@ -130,6 +133,9 @@ class Provenance:
                 f"the number {value!r} has no table path (typed or computed in Jinja): print values "
                 f"read from `data` or with m.num('TABLE.key'); compute derived numbers in export/tables"
             )
+        if isinstance(value, str) and not isinstance(value, Markup) and "$" in value:
+            # text from a table (a story) is data, never math: its $ prints as a dollar sign
+            return Markup(str(escape(value)).replace("$", "&#36;"))
         return value
 
     def resolve_markers(self, text: str, tex: bool = False) -> str:

@@ -385,6 +385,20 @@ def test_a_malformed_vocabulary_is_named(models_copy, capsys, monkeypatch, itos,
         load_vocab(ModelsFolder(models_copy), 4000)
 
 
+def test_a_corrupt_data_file_points_to_data_not_models(tmp_path, monkeypatch, capsys):
+    import gzip
+
+    from models import corpus
+
+    bad = tmp_path / "stories.jsonl.gz"
+    bad.write_bytes(gzip.compress(b'{"text": "a story that is not the shipped sample"}\n'))
+    monkeypatch.setattr(corpus, "DATA_FILE", bad)
+    rc = ensure.main([])
+    err = capsys.readouterr().err
+    assert rc == 1 and "data file is corrupt" in err and str(bad) in err
+    assert "git checkout data/" in err and "git checkout models/" not in err
+
+
 def test_the_committed_checkpoints_record_the_committed_vocabulary():
     for kind in ("mlp", "attn1", "attn4"):
         load_checkpoint(kind)  # raises if vocab_sha256 is absent or differs

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from html import unescape
 
 import pytest
 from mini_site import CONTENT, run_build, snapshot
@@ -109,6 +110,26 @@ def test_a_broken_content_file_fails_and_keeps_the_previous_site(mini, capsys, c
     assert sorted(p.name for p in out.parent.iterdir() if p.name != ".lock") == [
         "site"
     ]  # no staging folder left behind
+
+
+def test_a_dollar_in_a_story_from_a_table_prints_as_text(mini, capsys):
+    """A table's text is data, not markup: a story with dollar signs neither
+    opens math nor fails the build (it failed naming the deck, not the table)."""
+    content, tables, out = mini
+    story = "Tom had $5 and Sue had $6. She said: 2 < 3 & $ is money."
+    (tables / "story.json").write_text(json.dumps({"story": story}))
+    deck = (
+        "+++\ntitle = 'Story'\norder = 3\ntables = ['story']\n+++\n## A story\n\n"
+        '<p class="story">{{ data.story.story }}</p>\n\n'
+        "In a sentence: {{ data.story.story }}\n\nMath still works: $x^2$.\n"
+    )
+    (content / "decks" / "story.md").write_text(deck, encoding="utf-8")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 0, log
+    html = (out / "decks" / "story.html").read_text(encoding="utf-8")
+    body = unescape(html[html.index("<h2>A story</h2>") : html.index("</section>")])
+    assert body.count(story) == 2  # in the HTML block and in the Markdown sentence
+    assert body.count('class="katex"') == 1
 
 
 def test_a_corrupt_table_is_named(mini, capsys):
