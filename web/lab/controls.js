@@ -149,8 +149,16 @@ export function problems(o) {
   if (!['greedy', 'sampled'].includes(o.mode)) out.mode = `mode must be "greedy" or "sampled", got "${o.mode}"`;
   try { checkTemperature(o.temperature); } catch (err) { out.temperature = err.message; }
   try { checkBackend(o.backend); } catch (err) { out.backend = err.message; }
-  try { checkFilters(o.top_k, 1); } catch { out.top_k = 'top-k must be a whole number, 0 or more (0 keeps every token)'; }
-  try { checkFilters(0, o.top_p); } catch { out.top_p = 'top-p must be above 0 and at most 1 (1 keeps every token)'; }
+  try {
+    checkFilters(o.top_k, 1);
+  } catch {
+    out.top_k = 'top-k must be a whole number, 0 or more (0 keeps every token)';
+  }
+  try {
+    checkFilters(0, o.top_p);
+  } catch {
+    out.top_p = 'top-p must be above 0 and at most 1 (1 keeps every token)';
+  }
   if (!(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= MAX_SEED)) {
     out.seed = `seed must be a whole number from 0 to ${MAX_SEED}`;
   }

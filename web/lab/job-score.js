@@ -27,7 +27,8 @@ async function scoreJob(job, { text, eos = false, backend } = {}) {
   const models = {};
   for (const kind of S.metadata.order) {
     try {
-      models[kind] = { ...summarize(await logProbabilities(job, kind, status.backend, contexts, targets)), error: null };
+      const logProbs = await logProbabilities(job, kind, status.backend, contexts, targets);
+      models[kind] = { ...summarize(logProbs), error: null };
     } catch (err) {
       models[kind] = { probabilities: [], cross_entropy: null, perplexity: null, error: err.message };
     }
