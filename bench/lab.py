@@ -7,8 +7,6 @@ from __future__ import annotations
 import statistics
 import time
 
-KINDS = ("mlp", "attn1", "attn4")
-
 
 def evaluate(page, body: str, arg=None, timeout_s: int = 900):
     return page.evaluate(
@@ -51,6 +49,18 @@ def visit(page, server, url: str, prompt: str) -> dict:
     }
 
 
+def visits(first: dict, second: dict) -> dict:
+    """The first visit's bytes and times, and the second's (the offline copy in place)."""
+    return {
+        "first_visit_bytes": first["bytes"],
+        "ready_ms": first["ready_ms"],
+        "first_token_ms": first["first_token_ms"],
+        "second_visit_bytes": second["bytes"],
+        "second_visit_ready_ms": second["ready_ms"],
+        "second_visit_first_token_ms": second["first_token_ms"],
+    }
+
+
 def first_and_second_visit(browser, server, url: str, backend: str, prompt: str, *, mbit_s=None, latency_ms=0.0):
     context = browser.new_context()
     page = context.new_page()
@@ -67,7 +77,7 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
     """Wall time per generated token of the three-model loop, against the models'
     own call time: their median call (the ratio), and the time their calls took
     in the same generations (ratio_to_calls: what the loop itself adds)."""
-    wall, own, calls, per_model = [], [], [], {k: [] for k in KINDS}
+    wall, own, calls, per_model = [], [], [], {}
     for _ in range(repeats):
         r = evaluate(
             page,
@@ -80,7 +90,7 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
         own.append(sum(m["median_ms"] for m in models.values()))  # each step calls each model once
         calls.append(sum(m["compute_ms"] for m in models.values()) / max(1, steps))
         for kind, m in models.items():
-            per_model[kind].append(m["median_ms"])
+            per_model.setdefault(kind, []).append(m["median_ms"])
     ms_token, own_token, calls_token = statistics.median(wall), statistics.median(own), statistics.median(calls)
     return {
         "ms_per_token": ms_token,
@@ -94,7 +104,11 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
     }
 
 
-def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tokens: int, repeats: int) -> dict:
+def runtime(
+    browser, server, url: str, backend: str, prompt: str, kinds: list, runs: int, tokens: int, repeats: int
+) -> dict:
+    """One runtime measured: its two visits, each model's ms per call (kinds:
+    metadata.json's order) and the generation loop."""
     context, page, first, second = first_and_second_visit(browser, server, url, backend, prompt)
     status = first["status"]
     try:
@@ -104,17 +118,12 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
             "available": True,
             "adapter": status.get("adapter"),
             "software_adapter": status.get("software_adapter"),
-            "first_visit_bytes": first["bytes"],
-            "ready_ms": first["ready_ms"],
-            "first_token_ms": first["first_token_ms"],
-            "second_visit_bytes": second["bytes"],
-            "second_visit_ready_ms": second["ready_ms"],
-            "second_visit_first_token_ms": second["first_token_ms"],
+            **visits(first, second),
             "runtime_file": status["runtime"]["file"],
             "runtime_bytes": status["runtime"]["bytes"],
             "models": {},
         }
-        for kind in KINDS:
+        for kind in kinds:
             m = status["models"][kind]
             bench = evaluate(
                 page,
@@ -123,7 +132,7 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
             )
             out["models"][kind] = {"median_ms_per_call": bench["median_ms"], "calls_timed": runs, "bytes": m["bytes"]}
         out["loop"] = loop_timing(page, backend, prompt, tokens, repeats)
-        for kind in KINDS:
+        for kind in kinds:
             out["models"][kind]["own_ms_per_call_while_generating"] = out["loop"]["own_ms_per_call"][kind]
             out["models"][kind]["ms_per_generated_token"] = out["loop"]["ms_per_token"]
         return out
@@ -141,10 +150,5 @@ def throttled(browser, server, url: str, backend: str, prompt: str, mbit_s: floa
         "latency_ms": latency_ms,
         "choice": backend,
         "backend": first["status"].get("backend"),
-        "first_visit_bytes": first["bytes"],
-        "ready_ms": first["ready_ms"],
-        "first_token_ms": first["first_token_ms"],
-        "second_visit_bytes": second["bytes"],
-        "second_visit_ready_ms": second["ready_ms"],
-        "second_visit_first_token_ms": second["first_token_ms"],
+        **visits(first, second),
     }
