@@ -11,7 +11,7 @@ import jinja2
 
 from common.files import read_json
 from common.publish import build_lock, fresh_staging, recover, swap_in
-from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
+from common.settings import EXPORT_DIR, HELD_OUT_PRESET, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
 from . import assemble, navigation
 from .archive import ZIP_NAME, write_source_zip
@@ -119,7 +119,9 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:  # replaces the copy of web/lab/index.html
         titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
-        html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT, slide_titles=titles)
+        html = env.get_template("web/lab/index.html").render(
+            root="../", token_limit=TOKEN_LIMIT, held_out_preset=HELD_OUT_PRESET, slide_titles=titles
+        )
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
 
 

@@ -4,7 +4,6 @@
 // when the network fails. The models and the runtime's .wasm are not handled
 // here: the lab's inference worker keeps them in its own cache and checks
 // their SHA-256 on every read (lab/runtime.js).
-/* eslint-env serviceworker */
 
 const SHELL_CACHE = 'attention-course-shell-v1'; // also in core/offline.js
 const BIG = /\.(onnx|wasm)$/;

@@ -68,7 +68,8 @@ export function mount(element, data) {
   const s = slider(uid("p2-t"), "Update added", 0, steps.length - 1, 0, (k) => `t = ${fmt(steps[k].t, 1)}`, render);
   element.append(el("div", { style: "display: flex; gap: 24px; align-items: flex-start" }, [
     el("div", {}, [el("div", { class: "p2-controls" }, [s.node]), grid,
-      el("p", { class: "small muted" }, "Dashed circles: where the whole update leads. With nothing added, both points sit on plain “bank”.")]),
+      el("p", { class: "small muted" },
+        "Dashed circles: where the whole update leads. With nothing added, both points sit on plain “bank”.")]),
     plane,
   ]));
   s.update();
