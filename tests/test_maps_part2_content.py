@@ -112,15 +112,17 @@ def test_widget_slides_have_text_and_part2_widgets_a_static_table(site_dir, slug
 
 def test_figures_draw_the_real_attention_weights():
     """The arrows are labelled (and sized) by the weights the tables hold."""
-    from export.tables import maps as maps_tables  # noqa: PLC0415
-    from export.tables import maps_figures, part2, part2_figures  # noqa: PLC0415
+    from export.tables import compute  # noqa: PLC0415
+    from export.tables.maps import figures as maps_figures  # noqa: PLC0415
+    from export.tables.part2 import figures as part2_figures  # noqa: PLC0415
 
-    att = maps_tables.compute()["maps_attention"]
+    t = compute(["maps_attention", "part2_walk", "part2_model"])
+    att = t["maps_attention"]
     svg = maps_figures.attention_arrows(att)
     for row in att["weights"]:
         for w in row[0]:
             assert f"α = {w:.3f}" in svg
-    walk, model = part2.walk_table(), part2.model_table()
+    walk, model = t["part2_walk"], t["part2_model"]
     svg = part2_figures.bank_arrows(walk, model["bank_position"])
     row = walk["cheque"]["A"][model["bank_position"] - 1]
     top = max(range(model["bank_position"] - 1), key=lambda j: row[j])

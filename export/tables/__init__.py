@@ -20,7 +20,8 @@ from __future__ import annotations
 import importlib
 import json
 
-from .kit.registry import ENTRIES, TablesError, run
+from .kit import registry
+from .kit.registry import TablesError
 from .kit.sources import Sources
 
 DECKS = ("maps", "part2", "part3", "results")
@@ -42,7 +43,7 @@ def load_decks() -> None:
 def table_names(deck: str | None = None) -> list[str]:
     """The tables written to build/tables (of one deck, or of all)."""
     load_decks()
-    return sorted(e.name for e in ENTRIES.values() if e.written and deck in (None, e.deck))
+    return sorted(e.name for e in registry.ENTRIES.values() if e.written and deck in (None, e.deck))
 
 
 def select(only: list[str] | None = None) -> list[str]:
@@ -65,7 +66,7 @@ def compute(only: list[str] | None = None, sources: Sources | None = None) -> di
     """The selected tables' values (see ``select``), each computed once, with
     what they need. Raises TablesError naming the table that failed."""
     names = select(only)
-    values = run(names, sources if sources is not None else Sources())
+    values = registry.run(names, sources if sources is not None else Sources())
     return {name: values[name] for name in names}
 
 
