@@ -332,6 +332,11 @@ def flow(
     return d.render()
 
 
+def at(**coordinates) -> dict:
+    """Coordinates rounded to 0.1 unit, in the order given (a Figure's numbers)."""
+    return {name: round(v, 1) for name, v in coordinates.items()}
+
+
 class Figure:
     """A line figure: boxes of several lines, text, lines and paths with one
     arrowhead. ``ident`` prefixes every id inside, so several figures can sit
@@ -351,8 +356,7 @@ class Figure:
             "text",
             s,
             cls=cls,
-            x=round(x, 1),
-            y=round(y, 1),
+            **at(x=x, y=y),
             font_size=size,
             text_anchor=anchor,
             font_weight=weight,
@@ -360,18 +364,7 @@ class Figure:
         )
 
     def box(self, x, y, w, h, lines, fill=FILLS["muted"], stroke=LINE, size=15, cls="box", bold_first=True, rx=8):
-        self.add(
-            "rect",
-            cls=cls,
-            x=round(x, 1),
-            y=round(y, 1),
-            width=round(w, 1),
-            height=round(h, 1),
-            rx=rx,
-            fill=fill,
-            stroke=stroke,
-            stroke_width=1.5,
-        )
+        self.add("rect", cls=cls, **at(x=x, y=y, width=w, height=h), rx=rx, fill=fill, stroke=stroke, stroke_width=1.5)
         lines = [lines] if isinstance(lines, str) else list(lines)
         gap = size * 1.3
         top = y + h / 2 - gap * (len(lines) - 1) / 2 + size * 0.35
@@ -390,10 +383,7 @@ class Figure:
         self.add(
             "line",
             cls=cls,
-            x1=round(x1, 1),
-            y1=round(y1, 1),
-            x2=round(x2, 1),
-            y2=round(y2, 1),
+            **at(x1=x1, y1=y1, x2=x2, y2=y2),
             stroke=colour,
             stroke_width=width,
             stroke_opacity=opacity,

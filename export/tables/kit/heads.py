@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from common.palette import FILLS, HEADS, MUTED, PAPER
 
-from .draw import Figure, title
+from .draw import Figure, at, title
 from .numbers import shape_text
 
 
@@ -138,10 +138,7 @@ def attention_arrows(
                     data_head=h + 1,
                     data_slot=i,
                     data_weight=f"{w:.6f}",
-                    x1=round(sx, 1),
-                    y1=round(y, 1),
-                    x2=round(qx - 36, 1),
-                    y2=round(qy, 1),
+                    **at(x1=sx, y1=y, x2=qx - 36, y2=qy),
                     stroke=colour,
                     stroke_width=round(0.8 + 12 * w, 2),
                     stroke_opacity=round(0.25 + 0.75 * w, 3),
@@ -149,8 +146,7 @@ def attention_arrows(
                 )
         f.add(
             "rect",
-            x=round(qx - 36, 1),
-            y=round(qy - 14, 1),
+            **at(x=qx - 36, y=qy - 14),
             width=52,
             height=28,
             rx=6,
