@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from engines import launch, watched_site
-from test_lab_browser import KINDS, TOLERANCE, call, open_lab, score_texts
+from test_lab_browser import KINDS, TOLERANCE, open_lab, score_texts
 
+from common.chromium import evaluate
 from export.decoding import context_window, start_history
 from export.parity import attention_matrices, teacher_forced
 from models.tokenizer import UNK_ID, tokenize
@@ -94,11 +95,11 @@ def test_lab_is_ready_on_wasm_and_says_why(lab, references):
 
 def test_forcing_webgpu_says_it_is_unavailable_and_wasm_still_works(lab):
     with pytest.raises(RuntimeError, match="WebGPU unavailable"):
-        call(lab, "return await window.lab.setBackend('webgpu');")
+        evaluate(lab, "return await window.lab.setBackend('webgpu');")
     lab.wait_for_function("document.querySelector('#fallback-line').textContent.includes('WebGPU unavailable')")
     lab.wait_for_function("document.querySelector('#generate').disabled")
     assert "Cannot generate" in lab.evaluate("() => document.querySelector('#generate-why').textContent")
-    status = call(lab, "return await window.lab.setBackend('wasm');")
+    status = evaluate(lab, "return await window.lab.setBackend('wasm');")
     assert status["ok"] and status["backend"] == "wasm", status
     lab.wait_for_function("!document.querySelector('#generate').disabled")
     lab.assert_clean()
@@ -112,11 +113,13 @@ def test_greedy_continuations_match_pytorch(lab, references):
     (the Generate button's path) on the held-out story."""
     parity, presets = references["parity"], references["presets"]
     settings = {"mode": "greedy", "limit": parity["decoding"]["limit"], "backend": "wasm"}
-    results = call(
+    results = evaluate(
         lab, "return await window.lab.generateMany(arg);", {**settings, "prompts": [p["prompt"] for p in presets]}
     )
     held_out = next(i for i, p in enumerate(presets) if p["group"] == "Held-out test story")
-    single = call(lab, "return await window.lab.generate(arg);", {**settings, "prompt": presets[held_out]["prompt"]})
+    single = evaluate(
+        lab, "return await window.lab.generate(arg);", {**settings, "prompt": presets[held_out]["prompt"]}
+    )
     for preset, result in [*zip(presets, results), (presets[held_out], single)]:
         assert result["prompt_ids"] == preset["prompt_ids"], preset["id"]
         for kind in KINDS:
@@ -135,7 +138,7 @@ def test_greedy_continuations_match_pytorch(lab, references):
 
 def test_score_matches_pytorch_teacher_forcing(lab, references, torch_models, vocab):
     texts = score_texts(references)
-    got = call(
+    got = evaluate(
         lab,
         """const out = [];
         for (const [text, eos] of arg) out.push(await window.lab.score({text, eos, backend: 'wasm'}));
@@ -163,7 +166,7 @@ def test_logits_and_attention_match_pytorch(lab, references, torch_models):
     parity = references["parity"]
     contexts = [c["ids"] for c in parity["contexts"]]
     for kind in KINDS:
-        out = call(
+        out = evaluate(
             lab,
             "return await window.lab.run(arg.kind, arg.contexts, {backend: 'wasm'});",
             {"kind": kind, "contexts": contexts},
@@ -173,7 +176,7 @@ def test_logits_and_attention_match_pytorch(lab, references, torch_models):
             continue
         assert np.abs(np.array(out["attention"]) - np.array(parity["attention"][kind])).max() <= TOLERANCE, kind
         got = np.array(
-            call(
+            evaluate(
                 lab,
                 """const out = [];
                 for (const ids of arg.contexts) {
@@ -250,15 +253,15 @@ def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
     server, url = start_server(watched)  # an origin of its own: no service worker or cache yet
     page = engine.new_page()
     try:
-        assert page.evaluate(FEATURES)["service_worker"] is not None
         page.goto(f"{url}/decks/maps.html")
+        assert page.evaluate(FEATURES)["service_worker"], f"{page.engine} offers no service worker on localhost"
         page.wait_for_function("navigator.serviceWorker.controller !== null", timeout_s=30)
         page.wait_for_function(
             "caches.open('attention-course-shell-v1').then((c) => c.match(location.origin + '/decks/maps.html'))",
             timeout_s=30,
         )
         assert open_lab(page, url)["ok"]
-        online = call(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
+        online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
         page.wait_for_function(
             "caches.open('attention-course-shell-v1').then((c) => c.match(location.origin + '/lab/lab.js'))",
             timeout_s=30,
@@ -267,10 +270,10 @@ def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
         server.shutdown()
         server.server_close()
         page.reload()
-        status = call(page, "return await window.lab.ready;", timeout_s=240)
+        status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
         assert status["ok"] and status["backend"] == "wasm" and status["network_bytes"] == 0, status
         assert all(status["models"][k]["from"] == "cache" for k in KINDS), status["models"]
-        offline = call(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
+        offline = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
         assert all(offline["models"][k]["ids"] == online["models"][k]["ids"] for k in KINDS)
         page.goto(f"{url}/decks/maps.html")
         page.wait_for_function("window.Reveal && Reveal.isReady()")
