@@ -60,12 +60,20 @@ def watched_url(watched):
     server.shutdown()
 
 
+def start_lab(page, url: str) -> dict:
+    """open_lab (tests/test_lab_browser.py), failing with the page's own errors if the lab does not start."""
+    try:
+        return open_lab(page, url)
+    except RuntimeError as exc:
+        pytest.fail(f"{page.engine}: the lab did not start ({exc}); page errors: {page.problems()['errors']}")
+
+
 @pytest.fixture(scope="module")
 def lab(engine, watched_url):
     """The lab opened as a learner opens it (automatic runtime), models loaded once per engine."""
     page = engine.new_page()
     started = time.monotonic()
-    page.status = open_lab(page, watched_url)
+    page.status = start_lab(page, watched_url)
     print(f"{page.engine}: lab ready in {time.monotonic() - started:.1f} s on {page.status['backend']}")
     yield page
     page.close()
@@ -260,7 +268,7 @@ def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
             "caches.open('attention-course-shell-v1').then((c) => c.match(location.origin + '/decks/maps.html'))",
             timeout_s=30,
         )
-        assert open_lab(page, url)["ok"]
+        assert start_lab(page, url)["ok"]
         online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
         page.wait_for_function(
             "caches.open('attention-course-shell-v1').then((c) => c.match(location.origin + '/lab/lab.js'))",
