@@ -171,7 +171,9 @@ class Firefox:
     def __init__(self):
         missing = [p for p in (FIREFOX, ROOT / "node_modules" / "puppeteer-core") if not Path(p).exists()]
         if missing or not shutil.which("node"):
-            raise RuntimeError(f"Firefox cannot be driven: missing {missing or 'node'} ({INSTALL})")
+            raise RuntimeError(
+                f"Firefox cannot be driven: missing {', '.join(map(str, missing)) or 'node'} ({INSTALL})"
+            )
         self.process = subprocess.Popen(
             ["node", str(BRIDGE), FIREFOX], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -261,7 +263,7 @@ class WebKit:
     def __init__(self):
         missing = [p for p in (WEBKIT_DRIVER, MINIBROWSER) if not Path(p).exists()]
         if missing or not shutil.which("xvfb-run"):
-            raise RuntimeError(f"WebKit cannot be driven: missing {missing or 'xvfb-run'} ({INSTALL})")
+            raise RuntimeError(f"WebKit cannot be driven: missing {', '.join(missing) or 'xvfb-run'} ({INSTALL})")
         try:
             from selenium import webdriver
             from selenium.webdriver.remote.client_config import ClientConfig

@@ -169,8 +169,8 @@ def test_score_matches_pytorch_teacher_forcing(lab, references, torch_models, vo
 
 
 def test_logits_and_attention_match_pytorch(lab, references, torch_models):
-    """lab.run's logits and last-query attention (the Chromium tolerance), and
-    lab.attentionMatrix's full causal weights."""
+    """lab.run's logits and last-query attention and lab.logits' (the Chromium
+    tolerance), and lab.attentionMatrix's full causal weights."""
     parity = references["parity"]
     contexts = [c["ids"] for c in parity["contexts"]]
     for kind in KINDS:
@@ -180,6 +180,12 @@ def test_logits_and_attention_match_pytorch(lab, references, torch_models):
             {"kind": kind, "contexts": contexts},
         )
         assert np.abs(np.array(out["logits"]) - np.array(parity["logits"][kind])).max() <= TOLERANCE, kind
+        one = evaluate(
+            lab,
+            "return await window.lab.logits(arg.kind, arg.ids, {backend: 'wasm'});",
+            {"kind": kind, "ids": contexts[0]},
+        )
+        assert np.abs(np.array(one) - np.array(parity["logits"][kind][0])).max() <= TOLERANCE, kind
         if kind == "mlp":
             continue
         assert np.abs(np.array(out["attention"]) - np.array(parity["attention"][kind])).max() <= TOLERANCE, kind
@@ -254,6 +260,14 @@ def test_deck_and_reading_view_render(engine, watched_url, slug):
 # ---------------------------------------------------------------- offline
 
 
+# every same-origin file the page loaded (but the models and the runtime's .wasm) is in the offline copy
+KEPT = """caches.open('attention-course-shell-v1').then(async (cache) => {
+  const urls = [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)]
+    .map((u) => new URL(u)).filter((u) => u.origin === location.origin && !/\\.(onnx|wasm)$/.test(u.pathname));
+  return (await Promise.all(urls.map((u) => cache.match(u.origin + u.pathname)))).every(Boolean);
+})"""
+
+
 def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
     """The service worker keeps the pages and the lab's worker its files: with
     the server stopped, a reload opens the lab from the offline copy and it
@@ -264,17 +278,10 @@ def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
         page.goto(f"{url}/decks/maps.html")
         assert page.evaluate(FEATURES)["service_worker"], f"{page.engine} offers no service worker on localhost"
         page.wait_for_function("navigator.serviceWorker.controller !== null", timeout_s=30)
-        page.wait_for_function(
-            "caches.open('attention-course-shell-v1').then((c) => c.match(location.origin + '/decks/maps.html'))",
-            timeout_s=30,
-        )
+        page.wait_for_function(KEPT, timeout_s=30)
         assert start_lab(page, url)["ok"]
         online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
-        page.wait_for_function(
-            "caches.open('attention-course-shell-v1').then((c) => c.match(location.origin + '/lab/lab.js'))",
-            timeout_s=30,
-        )
-        time.sleep(0.5)  # the page's last cache writes
+        page.wait_for_function(KEPT, timeout_s=30)
         server.shutdown()
         server.server_close()
         page.reload()
@@ -283,9 +290,11 @@ def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
         assert all(status["models"][k]["from"] == "cache" for k in KINDS), status["models"]
         offline = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
         assert all(offline["models"][k]["ids"] == online["models"][k]["ids"] for k in KINDS)
+        page.assert_clean()
         page.goto(f"{url}/decks/maps.html")
         page.wait_for_function("window.Reveal && Reveal.isReady()")
         assert page.evaluate("() => document.querySelectorAll('.slides .katex').length") > 10
+        page.assert_clean()
     finally:
         page.close()
         server.shutdown()
