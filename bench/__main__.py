@@ -35,12 +35,17 @@ import numpy as np
 
 from common.chromium import launch
 from common.settings import BENCH_FILE, HELD_OUT_PRESET, SITE_DIR, SITE_ONNX
+from export.decoding import context_window, start_history
+from site_builder.assemble import ORT_BUILDS
 from site_builder.serve import start_server
 
 from . import lab
 
 OUT = BENCH_FILE
-BACKENDS = ("wasm", "webgpu")
+BACKENDS = tuple(ORT_BUILDS)  # the lab's runtimes: one onnxruntime-web build each
+# The prompt of every timed call, as the lab's (web/lab/shared.js TIMING_IDS):
+# BOS and these IDs, left-padded with PAD to the context width.
+TIMING_IDS = (5, 6, 7, 8, 9)
 
 
 def cpu_model() -> str:
@@ -53,14 +58,13 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def ort_cpu_ms(path: Path, runs: int) -> dict:
+def ort_cpu_ms(path: Path, runs: int, context: int) -> dict:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.log_severity_level = 3
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    ids = np.zeros((1, 64), dtype=np.int64)
-    ids[0, -6:] = [1, 5, 6, 7, 8, 9]
+    ids = np.array([context_window(start_history(TIMING_IDS), context)], dtype=np.int64)
     for _ in range(5):
         session.run(["logits"], {"context_ids": ids})
     times = []
@@ -107,7 +111,7 @@ def main(argv=None) -> int:
                 print(f"bench: browser, {backend}", flush=True)
                 browser = launch(p, backend)  # the variants are named after the backends
                 runtimes[backend] = lab.runtime(
-                    browser, server, url, backend, prompt, args.runs, args.tokens, args.repeats
+                    browser, server, url, backend, prompt, metadata["order"], args.runs, args.tokens, args.repeats
                 )
                 browser.close()
             browser = launch(p, "webgpu")
@@ -122,7 +126,7 @@ def main(argv=None) -> int:
 
     print("bench: onnxruntime CPU (Python)", flush=True)
     ort_cpu = {
-        kind: ort_cpu_ms(args.site / SITE_ONNX / metadata["models"][kind]["file"], args.runs * 10)
+        kind: ort_cpu_ms(args.site / SITE_ONNX / metadata["models"][kind]["file"], args.runs * 10, metadata["context"])
         for kind in metadata["order"]
     }
     import onnxruntime

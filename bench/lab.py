@@ -9,7 +9,6 @@ import time
 
 from common.chromium import evaluate
 
-KINDS = ("mlp", "attn1", "attn4")
 TIMEOUT_S = 900  # one page call: a first visit over a throttled link, a timed generation
 
 
@@ -75,7 +74,7 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
     """Wall time per generated token of the three-model loop, against the models'
     own call time: their median call (the ratio), and the time their calls took
     in the same generations (ratio_to_calls: what the loop itself adds)."""
-    wall, own, calls, per_model = [], [], [], {k: [] for k in KINDS}
+    wall, own, calls, per_model = [], [], [], {}
     for _ in range(repeats):
         r = evaluate(
             page,
@@ -89,7 +88,7 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
         own.append(sum(m["median_ms"] for m in models.values()))  # each step calls each model once
         calls.append(sum(m["compute_ms"] for m in models.values()) / max(1, steps))
         for kind, m in models.items():
-            per_model[kind].append(m["median_ms"])
+            per_model.setdefault(kind, []).append(m["median_ms"])
     ms_token, own_token, calls_token = statistics.median(wall), statistics.median(own), statistics.median(calls)
     return {
         "ms_per_token": ms_token,
@@ -103,7 +102,11 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
     }
 
 
-def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tokens: int, repeats: int) -> dict:
+def runtime(
+    browser, server, url: str, backend: str, prompt: str, kinds: list, runs: int, tokens: int, repeats: int
+) -> dict:
+    """One runtime measured: its two visits, each model's ms per call (kinds:
+    metadata.json's order) and the generation loop."""
     context, page, first, second = first_and_second_visit(browser, server, url, backend, prompt)
     status = first["status"]
     try:
@@ -118,7 +121,7 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
             "runtime_bytes": status["runtime"]["bytes"],
             "models": {},
         }
-        for kind in KINDS:
+        for kind in kinds:
             m = status["models"][kind]
             bench = evaluate(
                 page,
@@ -128,7 +131,7 @@ def runtime(browser, server, url: str, backend: str, prompt: str, runs: int, tok
             )
             out["models"][kind] = {"median_ms_per_call": bench["median_ms"], "calls_timed": runs, "bytes": m["bytes"]}
         out["loop"] = loop_timing(page, backend, prompt, tokens, repeats)
-        for kind in KINDS:
+        for kind in kinds:
             out["models"][kind]["own_ms_per_call_while_generating"] = out["loop"]["own_ms_per_call"][kind]
             out["models"][kind]["ms_per_generated_token"] = out["loop"]["ms_per_token"]
         return out

@@ -12,9 +12,9 @@ import jinja2
 from common.export_check import ExportMismatch, check_export
 from common.files import read_json
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
-from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
+from common.settings import EXPORT_DIR, HELD_OUT_PRESET, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
-from . import assemble, navigation, versioning
+from . import assemble, navigation, palette_css, versioning
 from .archive import ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
@@ -98,6 +98,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     assets = staging / "assets"
     shutil.copytree(inp.static, assets, dirs_exist_ok=True)
     (assets / "pygments.css").write_text(stylesheet(), encoding="utf-8")
+    (assets / palette_css.NAME).write_text(palette_css.stylesheet(), encoding="utf-8")
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
@@ -120,7 +121,9 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:  # replaces the copy of web/lab/index.html
         titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
-        html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT, slide_titles=titles)
+        html = env.get_template("web/lab/index.html").render(
+            root="../", token_limit=TOKEN_LIMIT, held_out_preset=HELD_OUT_PRESET, slide_titles=titles
+        )
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
     versioning.stamp(staging)  # last: every reference gets the build id of the finished site
 

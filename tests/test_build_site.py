@@ -200,11 +200,12 @@ def test_export_tables_cli_is_deterministic_and_leaves_others(tmp_path, capsys):
     out = tmp_path / "tables"
     out.mkdir()
     (out / "someone_else.json").write_text("{}")
-    assert main(["--only", "maps", "corpus", "--out", str(out)]) == 0
+    assert main(["--only", "maps_mlp", "corpus_audit", "--out", str(out)]) == 0
     first = snapshot(out)
-    assert main(["--only", "maps", "corpus", "--out", str(out)]) == 0
+    assert main(["--only", "maps_mlp", "corpus_audit", "--out", str(out)]) == 0
     assert snapshot(out) == first
-    assert "someone_else.json" in first  # --only never removes other modules' tables
+    assert "someone_else.json" in first  # --only never removes other tables
+    assert sorted(first) == ["corpus_audit.json", "maps_mlp.json", "someone_else.json"]  # not what they needed
     text = (out / "maps_mlp.json").read_text(encoding="utf-8")
     assert json.loads(text)["example1"]["target_probability"] == 0.1444295048713684
     assert text == json.dumps(json.loads(text), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
@@ -219,29 +220,72 @@ def test_write_tables_removes_stale_files(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
 
 
-def test_tables_reject_nan_and_duplicate_names(monkeypatch):
-    import export.tables
+def test_tables_reject_nan_duplicate_names_and_unknown_ones(monkeypatch):
+    import export.tables as tables
+    from export.tables.kit import registry
 
-    with pytest.raises(export.tables.TablesError, match="not plain JSON"):
-        export.tables.to_json("bad", {"x": float("nan")})
-    with pytest.raises(export.tables.TablesError, match="produced by both"):
-        export.tables.compute_all(["maps", "maps"])
+    with pytest.raises(tables.TablesError, match="not plain JSON"):
+        tables.to_json("bad", {"x": float("nan")})
+    tables.load_decks()
+    monkeypatch.setattr(registry, "ENTRIES", dict(registry.ENTRIES))
+    with pytest.raises(tables.TablesError, match="produced by both export/tables/maps/toy.py and"):
+        registry.table("maps_vocab")(lambda: {})
+    with pytest.raises(tables.TablesError, match="no deck or table named 'mpas'"):
+        tables.select(["mpas"])
+    assert tables.select(["part2"]) == tables.table_names("part2")
+
+
+def test_a_table_is_computed_once_and_reads_what_it_needs(monkeypatch):
+    """Each table runs once per run, after the tables it declares, and gets
+    their values; one that fails is named with its file."""
+    import export.tables as tables
+    from export.tables.kit import registry
+
+    tables.load_decks()
+    monkeypatch.setattr(registry, "ENTRIES", dict(registry.ENTRIES))
+    calls = []
+
+    @registry.value("test_base")
+    def base():
+        calls.append("base")
+        return {"n": 2}
+
+    @registry.table("test_double", needs=["test_base"])
+    def double(test_base):
+        calls.append("double")
+        return {"n": 2 * test_base["n"]}
+
+    @registry.table("test_square", needs=["test_base", "test_double"])
+    def square(test_base, test_double):
+        return {"n": test_base["n"] * test_double["n"]}
+
+    assert tables.compute(["test_square", "test_double"]) == {"test_double": {"n": 4}, "test_square": {"n": 8}}
+    assert calls == ["base", "double"]
+
+    @registry.table("test_broken", needs=["sources"])
+    def broken(sources):
+        raise ValueError("no such thing")
+
+    with pytest.raises(
+        tables.TablesError, match="test_build_site.py: table 'test_broken' failed: ValueError: no such thing"
+    ):
+        tables.compute(["test_broken"])
 
 
 def test_corpus_audit_table(tmp_path):
-    from export.tables import corpus
-    from export.tables._results_inputs import InputError
+    from export.tables.kit.sources import InputError, Sources
+    from export.tables.maps.corpus_audit import corpus_audit
 
-    missing = corpus.compute(tmp_path / "corpus_audit.json")["corpus_audit"]
+    missing = corpus_audit(Sources(models_dir=tmp_path))
     assert missing["available"] is False and "does not exist yet" in missing["reason"]
     audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text())
-    table = corpus.compute()["corpus_audit"]
+    table = corpus_audit(Sources())
     assert table["available"] is True
     for row, split in zip(table["rows"], ("train", "validation", "test")):
         s = audit["splits"][split]
         assert row == [split, s["documents"], s["tokens"], s["tokens"] + s["documents"], s["unk_tokens"]]
     broken = json.loads(json.dumps(audit))
     broken["splits"]["train"]["windows"] += 1
-    (tmp_path / "audit.json").write_text(json.dumps(broken))
+    (tmp_path / "corpus_audit.json").write_text(json.dumps(broken))
     with pytest.raises(InputError, match="tokens \\+ stories"):
-        corpus.compute(tmp_path / "audit.json")
+        corpus_audit(Sources(models_dir=tmp_path))

@@ -38,7 +38,7 @@ def test_forward_paths_agree_on_the_committed_checkpoints():
     """forward (final query only) and forward_details (every row) give the same
     logits for the trained checkpoints, to a relative tolerance: their float32
     differences (about 1e-5 on logits of size 10) fail a fixed 1e-5 absolute one."""
-    from models.checkpoints import load_checkpoint, load_vocab  # noqa: PLC0415
+    from models.checkpoints import load_checkpoint, load_vocab
 
     vocab = load_vocab()
     for kind in ("attn1", "attn4"):
@@ -112,19 +112,17 @@ def test_widget_slides_have_text_and_part2_widgets_a_static_table(site_dir, slug
 
 def test_figures_draw_the_real_attention_weights():
     """The arrows are labelled (and sized) by the weights the tables hold."""
-    from export.tables import (  # noqa: PLC0415
-        maps,  # noqa: PLC0415
-        maps_figures,
-        part2,
-        part2_figures,
-    )
+    from export.tables import compute
+    from export.tables.maps import figures as maps_figures
+    from export.tables.part2 import figures as part2_figures
 
-    att = maps.compute()["maps_attention"]
+    t = compute(["maps_attention", "part2_walk", "part2_model"])
+    att = t["maps_attention"]
     svg = maps_figures.attention_arrows(att)
     for row in att["weights"]:
         for w in row[0]:
             assert f"α = {w:.3f}" in svg
-    walk, model = part2.walk_table(), part2.model_table()
+    walk, model = t["part2_walk"], t["part2_model"]
     svg = part2_figures.bank_arrows(walk, model["bank_position"])
     row = walk["cheque"]["A"][model["bank_position"] - 1]
     top = max(range(model["bank_position"] - 1), key=lambda j: row[j])

@@ -1,5 +1,5 @@
 """The worked numbers of the "Training and inference maps" deck (seed 003),
-as computed by export/tables/maps.py with the project's own code."""
+as computed by export/tables/maps/ with the project's own code."""
 
 from __future__ import annotations
 
@@ -9,13 +9,19 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from export.tables import maps
+from export.tables import compute
 from models.nets import FixedWindowMLP, MLPConfig
 
 
 @pytest.fixture(scope="module")
 def t():
-    return maps.compute()
+    """The toy's tables (the deck's stories, audit and figures need more inputs)."""
+    return compute(
+        [
+            f"maps_{name}"
+            for name in ("tokenize", "vocab", "story", "windows", "batch", "mlp", "attention", "generation")
+        ]
+    )
 
 
 def test_toy_vocabulary_and_specials(t):

@@ -13,14 +13,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from export.tables import _part2_toy as toy
-from export.tables import part2
+from export.tables import compute
+from export.tables.part2 import toy
+from export.tables.part2.grids import MASKED
+from export.tables.part2.scaling import SCALING_SEED
 from models.nets import FixedWindowMLP, MLPConfig
 
 
 @pytest.fixture(scope="module")
 def tables():
-    return part2.compute()
+    return compute(["part2"])
 
 
 def softmax_rows(x):
@@ -163,7 +165,7 @@ def test_matrix_row_seven_is_bank(tables):
     assert mt["tokens"][6] == "bank"
     assert np.allclose(mt["A"][6], bank["weights"]) and np.allclose(mt["E_new"][6], bank["e_new"])
     assert mt["max_difference"] < 1e-12
-    assert mt["S_masked"][0][1] == part2.MASKED and isinstance(mt["S_masked"][1][0], float)
+    assert mt["S_masked"][0][1] == MASKED and isinstance(mt["S_masked"][1][0], float)
 
 
 def test_walkthrough_rows_match_the_final_prediction(tables):
@@ -256,7 +258,7 @@ def test_retrieval_from_hard_to_soft(tables):
 # ---------------------------------------------------------------- score scaling
 def test_score_variance_grows_with_d_k_and_scaling_removes_it(tables):
     t = tables["part2_scaling"]
-    assert t["seed"] == part2.SCALING_SEED and t["n_pairs"] >= 10000
+    assert t["seed"] == SCALING_SEED and t["n_pairs"] >= 10000
     for row in t["simulation"]:
         assert 0.9 < row["var_raw"] / row["d_k"] < 1.1
         assert 0.9 < row["var_scaled"] < 1.1

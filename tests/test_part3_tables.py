@@ -16,12 +16,12 @@ import torch.nn.functional as F
 
 from common.layout import MODELS, ModelsFolder
 from common.settings import ROOT
-from export.tables import part3, to_json
-from export.tables._part3_continuations import continuations, held_out_preset
-from export.tables._part3_corpus import stories
-from export.tables._part3_real import generation_step, real_batch
-from export.tables._part3_toys import W_O, fisherman, two_source
-from export.tables._results_inputs import InputError, Inputs
+from export.tables import compute, to_json
+from export.tables.kit.sources import InputError, Sources
+from export.tables.part3.continuations import continuations, held_out_preset
+from export.tables.part3.corpus import stories
+from export.tables.part3.real import generation_step, real_batch
+from export.tables.part3.toys import W_O, fisherman, two_source
 from models.checkpoints import save_checkpoint
 from models.corpus import prepare
 from models.nets import build
@@ -112,7 +112,7 @@ def test_corpus_examples_are_real_stories_picked_by_rule(corpus):
 
 def test_split_counts_come_from_the_audit(models_dir):
     audit = json.loads((models_dir / "corpus_audit.json").read_text())
-    table = part3.compute(models_dir=models_dir, export_dir=models_dir / "none")["part3_corpus"]["audit"]
+    table = compute(["part3"], Sources(models_dir=models_dir, export_dir=models_dir / "none"))["part3_corpus"]["audit"]
     for name, docs, tokens, windows in table["rows"]:
         assert docs == audit["splits"][name]["documents"]
         assert windows == tokens + docs == audit["splits"][name]["windows"]
@@ -120,7 +120,7 @@ def test_split_counts_come_from_the_audit(models_dir):
 
 # ------------------------------------------------------------------ the real batch
 def test_real_batch_through_four_heads(models_dir):
-    t = real_batch(Inputs(models_dir=models_dir))
+    t = real_batch(Sources(models_dir=models_dir))
     vocab = json.loads(VOCAB.read_text(encoding="utf-8"))
     assert t["prefix_ids"][0] == [BOS_ID, vocab.index("lily"), vocab.index("found")]
     assert t["target_ids"] == [vocab.index("a"), vocab.index("red")]
@@ -150,7 +150,7 @@ def test_real_batch_through_four_heads(models_dir):
 
 
 def test_generation_step_is_the_greedy_allowed_choice(models_dir):
-    g = generation_step(Inputs(models_dir=models_dir))
+    g = generation_step(Sources(models_dir=models_dir))
     assert g["history"][0] == BOS_ID and g["pad_count"] == 64 - len(g["history"])
     assert g["choice_id"] not in (PAD_ID, BOS_ID, UNK_ID)
     assert g["top"]["labels"][0] == g["choice"]
@@ -188,7 +188,7 @@ def test_continuations_follow_the_decoding_rule(models_dir, tmp_path):
     ]
     (export / "presets.json").write_text(json.dumps(presets))
     assert held_out_preset(presets)["id"] == "test-shortest"
-    t = continuations(Inputs(models_dir=models_dir, export_dir=export))
+    t = continuations(Sources(models_dir=models_dir, export_dir=export))
     assert t["available"] and t["prompt"] == presets[1]["prompt"]
     from models.checkpoints import load_checkpoint
 
@@ -203,7 +203,7 @@ def test_continuations_follow_the_decoding_rule(models_dir, tmp_path):
 def test_absent_inputs_give_placeholders_without_numbers(tmp_path):
     empty = tmp_path / "models"
     empty.mkdir()
-    tables = part3.compute(models_dir=empty, export_dir=tmp_path / "export")
+    tables = compute(["part3"], Sources(models_dir=empty, export_dir=tmp_path / "export"))
     for name in ("part3_batch", "part3_generation", "part3_continuations"):
         assert tables[name]["available"] is False
         assert set(tables[name]) == {"available", "reason"}
@@ -215,7 +215,7 @@ def test_absent_inputs_give_placeholders_without_numbers(tmp_path):
 def test_vocab_without_checkpoint_still_remaps_the_prefixes(tmp_path):
     (tmp_path / "checkpoints").mkdir()
     shutil.copy(VOCAB, tmp_path / "checkpoints" / "vocab.json")
-    t = real_batch(Inputs(models_dir=tmp_path))
+    t = real_batch(Sources(models_dir=tmp_path))
     assert t["available"] and t["model"]["available"] is False
     assert "attn4.safetensors" in t["model"]["reason"]
 
@@ -225,34 +225,34 @@ def test_corrupt_checkpoint_stops_with_its_name(models_dir, tmp_path):
     weights = bad / "checkpoints" / "attn4.safetensors"
     weights.write_bytes(weights.read_bytes()[:-8] + b"corrupt!")
     with pytest.raises(InputError, match="attn4.safetensors"):
-        real_batch(Inputs(models_dir=bad))
+        real_batch(Sources(models_dir=bad))
 
 
 def test_corrupt_presets_stop_with_its_name(models_dir, tmp_path):
     (tmp_path / "presets.json").write_text("{not json")
     with pytest.raises(InputError, match="presets.json"):
-        continuations(Inputs(models_dir=models_dir, export_dir=tmp_path))
+        continuations(Sources(models_dir=models_dir, export_dir=tmp_path))
 
 
 def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_path):
     presets = [{"id": "test-shortest", "prompt": "Once there was a bald man"}]
     (tmp_path / "presets.json").write_text(json.dumps(presets))
-    inputs = Inputs(models_dir=models_dir, export_dir=tmp_path)
-    good = continuations(inputs)
+    good = continuations(Sources(models_dir=models_dir, export_dir=tmp_path))
     parity = {"continuations": {m["kind"]: {"test-shortest": {"greedy": {"ids": m["ids"]}}} for m in good["models"]}}
     (tmp_path / "parity.json").write_text(json.dumps(parity))
-    assert all(m["checked_against_export"] for m in continuations(inputs)["models"])
+    checked = continuations(Sources(models_dir=models_dir, export_dir=tmp_path))  # a new run reads the new file
+    assert all(m["checked_against_export"] for m in checked["models"])
     parity["continuations"]["attn4"]["test-shortest"]["greedy"]["ids"] = [5, 6, 7]
     (tmp_path / "parity.json").write_text(json.dumps(parity))
     with pytest.raises(InputError, match="parity.json.*attn4.*stale"):
-        continuations(Inputs(models_dir=models_dir, export_dir=tmp_path))
+        continuations(Sources(models_dir=models_dir, export_dir=tmp_path))
 
 
 def test_settings_come_from_the_code_the_course_runs():
     from export.parity import LIMIT
-    from export.tables._part3_settings import settings
+    from export.tables.part3.settings import settings
 
-    s = settings()
+    s = settings(Sources())
     assert s["heads"] * s["head_width"] == s["d"] == s["one_head_width"]
     assert s["limit"] == LIMIT == 24  # the exporter's saved continuations use the same limit
     assert s["banned"] == ["<PAD>", "<BOS>", "<UNK>"]
@@ -263,7 +263,7 @@ def test_settings_come_from_the_code_the_course_runs():
 def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
     """The slide's "drawn with replacement" counts replay models/train.py's own
     random draws: record what train_run draws and compare."""
-    from export.tables._part3_training import draws
+    from export.tables.part3.training import draws
     from models import train
     from models.corpus import Profile
 
@@ -287,7 +287,7 @@ def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
 
 
 def test_sampling_counts_are_consistent():
-    from export.tables._part3_training import sampling
+    from export.tables.part3.training import sampling
 
     s = sampling(1000, seed=11, profile="smoke")
     assert s["draws"] == s["batch_size"] * s["steps"]
@@ -300,10 +300,10 @@ def test_sampling_counts_are_consistent():
 def test_embedding_rules_on_the_committed_checkpoint(corpus):
     """PAD row zero, EOS never an input (no gradient: still its decayed starting
     row), BOS and UNK inputs whose rows learned."""
-    from export.tables._part3_training import embedding_rules
+    from export.tables.part3.training import embedding_rules
 
     X, y = corpus.windows("train")
-    t = embedding_rules(Inputs(), X, y)
+    t = embedding_rules(Sources(), X, y)
     assert t["available"]
     by = t["by_token"]
     assert t["pad_row_max_abs"] == 0.0 and by["<PAD>"]["batch_grad_norm"] == 0.0
@@ -326,11 +326,11 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
 
 
 def test_comparison_caveats_come_from_the_checkpoints_and_settings():
-    from export.tables._part3_training import comparison
+    from export.tables.part3.comparison import comparison
     from models.train import OPTIMIZER
 
     results_json = json.loads(MODELS.results.read_text(encoding="utf-8"))
-    t = comparison(Inputs(), results_json)
+    t = comparison(Sources(), results_json)
     p = t["parameters"]
     assert t["attention_equal"] and p["attn1"] == p["attn4"]
     assert t["mlp_ratio"] == p["mlp"] / p["attn4"] and f"{t['mlp_ratio']:.2f}" == "1.77"
@@ -339,13 +339,13 @@ def test_comparison_caveats_come_from_the_checkpoints_and_settings():
         "weight_decay": OPTIMIZER["attn1"][1],
     }
     assert t["optimizer_recorded"] == t["optimizer"]  # what the runs recorded is what the code sets
-    assert comparison(Inputs(models_dir=ROOT / "nowhere"), None)["available"] is False
+    assert comparison(Sources(models_dir=ROOT / "nowhere"), None)["available"] is False
 
 
 def test_seed_curves_mark_the_best_step_not_the_last():
     import xml.etree.ElementTree as ET
 
-    from export.tables._part3_training import seed_curves
+    from export.tables.part3.comparison import seed_curves
 
     results_json = json.loads(MODELS.results.read_text(encoding="utf-8"))
     t = seed_curves(results_json, 11)
@@ -363,7 +363,7 @@ def test_seed_curves_mark_the_best_step_not_the_last():
 
 
 def test_attention_cost_counts():
-    from export.tables._part3_training import cost
+    from export.tables.part3.comparison import cost
 
     c = cost(64, 64, 4)
     assert c["scores_madds"] == c["mixing_madds"] == 64 * 64 * 64 == c["T2D"]
@@ -375,7 +375,8 @@ def test_attention_cost_counts():
 def test_figures_are_drawn_from_their_numbers(models_dir):
     import xml.etree.ElementTree as ET
 
-    from export.tables._part3_figures import attention_arrows, head_split, pipeline
+    from export.tables.kit.heads import attention_arrows, head_split
+    from export.tables.part3.figures import pipeline
 
     ns = "{http://www.w3.org/2000/svg}"
     f = fisherman()

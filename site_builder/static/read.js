@@ -16,5 +16,6 @@
   }
   document.addEventListener("DOMContentLoaded", mark);
   window.addEventListener("resize", mark);
-  new MutationObserver(mark).observe(document.documentElement, { attributes: true, attributeFilter: ["data-widgets-ready"] });
+  new MutationObserver(mark).observe(document.documentElement,
+    { attributes: true, attributeFilter: ["data-widgets-ready"] });
 })();

@@ -1,12 +1,14 @@
 // Checks at the edge of the lab's API and of its input files: every bad value
 // gets a message that names it, before anything on the page changes.
 
-export const BACKENDS = ['auto', 'webgpu', 'wasm'];
+import { BACKENDS, MODELS_DIR, RUNTIMES, VENDOR_DIR } from './shared.js';
+
 // Below this, softmax(logits / T) overflows to a one-hot (or NaN) distribution:
 // use greedy decoding instead.
 export const MIN_TEMPERATURE = 1e-3;
 export const MAX_TEMPERATURE = 100;
 export const MAX_BENCH_RUNS = 10000;
+export const MAX_SEED = 4294967295; // mulberry32's 32-bit state
 
 const show = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
@@ -54,6 +56,13 @@ export function checkIds(ids, vocabSize, context, what = 'context') {
   return ids;
 }
 
+// The contexts of lab.run and lab.logits: a non-empty array of such contexts.
+export function checkContexts(contexts, vocabSize, context) {
+  if (!Array.isArray(contexts) || !contexts.length) throw new Error('contexts must be a non-empty array of ID arrays');
+  contexts.forEach((ctx, b) => checkIds(ctx, vocabSize, context, `context ${b}`));
+  return contexts;
+}
+
 function fail(file, field, what) {
   throw new Error(`${file}: field "${field}" ${what} (rebuild the site with \`make site\`)`);
 }
@@ -61,9 +70,10 @@ function fail(file, field, what) {
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isCount = (v) => Number.isInteger(v) && v > 0;
 const isSha = (v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+const isFileName = (v) => typeof v === 'string' && /^[\w.-]+$/.test(v);
 
 // onnx/metadata.json, as far as the lab reads it.
-export function checkMetadata(m, file = 'onnx/metadata.json') {
+export function checkMetadata(m, file = `${MODELS_DIR}/metadata.json`) {
   if (!isObject(m)) throw new Error(`${file}: expected a JSON object, got ${Array.isArray(m) ? 'an array' : typeof m}`);
   if (!Array.isArray(m.order) || !m.order.length || !m.order.every((k) => typeof k === 'string')) {
     fail(file, 'order', 'must be a non-empty list of model names');
@@ -72,27 +82,29 @@ export function checkMetadata(m, file = 'onnx/metadata.json') {
   for (const kind of m.order) {
     if (!Object.hasOwn(m.models, kind) || !isObject(m.models[kind])) fail(file, `models.${kind}`, 'is missing');
     const e = m.models[kind];
-    if (typeof e.file !== 'string' || !/^[\w.-]+$/.test(e.file)) fail(file, `models.${kind}.file`, 'must be a plain file name');
+    if (!isFileName(e.file)) fail(file, `models.${kind}.file`, 'must be a plain file name');
     if (!isSha(e.sha256)) fail(file, `models.${kind}.sha256`, 'must be 64 lowercase hex digits');
     if (!isCount(e.bytes)) fail(file, `models.${kind}.bytes`, 'must be a positive integer');
     if (typeof e.label !== 'string') fail(file, `models.${kind}.label`, 'must be a string');
   }
   if (!isCount(m.vocab_size)) fail(file, 'vocab_size', 'must be a positive integer');
   if (!isCount(m.context)) fail(file, 'context', 'must be a positive integer (the context width)');
-  if (!isObject(m.special_ids) || !Number.isInteger(m.special_ids.EOS)) fail(file, 'special_ids.EOS', 'must be an integer');
+  if (!isObject(m.special_ids) || !Number.isInteger(m.special_ids.EOS)) {
+    fail(file, 'special_ids.EOS', 'must be an integer');
+  }
   if (!Array.isArray(m.banned_ids)) fail(file, 'banned_ids', 'must be a list of IDs');
   return m;
 }
 
-// vendor/onnxruntime-web/runtimes.json (site_builder/assemble.py).
-export function checkRuntimeManifest(m, file = 'vendor/onnxruntime-web/runtimes.json') {
+// vendor/onnxruntime-web/runtimes.json (site_builder/assemble.py), one build per runtime.
+export function checkRuntimeManifest(m, file = `${VENDOR_DIR}/runtimes.json`) {
   if (!isObject(m)) throw new Error(`${file}: expected a JSON object`);
   if (!isObject(m.builds)) fail(file, 'builds', 'must be an object');
-  for (const b of ['wasm', 'webgpu']) {
+  for (const b of RUNTIMES) {
     const e = m.builds[b];
     if (!isObject(e)) fail(file, `builds.${b}`, 'is missing');
     for (const key of ['module', 'glue', 'wasm']) {
-      if (typeof e[key] !== 'string' || !/^[\w.-]+$/.test(e[key])) fail(file, `builds.${b}.${key}`, 'must be a plain file name');
+      if (!isFileName(e[key])) fail(file, `builds.${b}.${key}`, 'must be a plain file name');
     }
     if (!isCount(e.bytes)) fail(file, `builds.${b}.bytes`, 'must be a positive integer');
     if (!isSha(e.sha256)) fail(file, `builds.${b}.sha256`, 'must be 64 lowercase hex digits');

@@ -7,8 +7,8 @@
 // the WebGPU runtime its own build, and only when it is used.
 
 import { sha256Hex } from '../core/sha256.js';
+import { VENDOR, VENDOR_DIR } from './shared.js';
 
-export const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url).href;
 export const FILE_CACHE = 'attention-lab-files-v1';
 
 export function describeError(err) {
@@ -51,7 +51,8 @@ export async function fetchVerified(url, { name, sha256, bytes, onProgress = () 
     response = await fetch(url, { cache: 'no-cache' });
   } catch (err) {
     throw new Error(`could not download ${name}: ${describeError(err)}` +
-      (navigator.onLine === false ? ' (the browser is offline and has no checked copy of it yet)' : ''));
+      (navigator.onLine === false ? ' (the browser is offline and has no checked copy of it yet)' : ''),
+    { cause: err });
   }
   if (!response.ok) throw new Error(`file missing: ${name} (HTTP ${response.status})`);
   const total = bytes || Number(response.headers.get('content-length')) || 0;
@@ -88,11 +89,12 @@ export async function fetchVerified(url, { name, sha256, bytes, onProgress = () 
   }
   if (cache) {
     try {
-      await cache.put(url, new Response(buffer.slice(0), { headers: { 'content-type': 'application/octet-stream' } }));
+      const headers = { 'content-type': 'application/octet-stream' };
+      await cache.put(url, new Response(buffer.slice(0), { headers }));
     } catch { /* quota: works online, just not offline */ }
   }
-  return { buffer, from: stale ? 'network (cached copy was stale)' : 'network', download_ms: downloadMs, hash_ms: hashMs,
-    network_bytes: buffer.byteLength };
+  return { buffer, from: stale ? 'network (cached copy was stale)' : 'network', download_ms: downloadMs,
+    hash_ms: hashMs, network_bytes: buffer.byteLength };
 }
 
 // Drop cached big files that the current build no longer names.
@@ -115,22 +117,22 @@ export function loadRuntime(manifest, backend, onProgress) {
   if (!runtimes[backend]) {
     runtimes[backend] = (async () => {
       const build = manifest.builds[backend];
-      const file = `vendor/onnxruntime-web/${build.wasm}`;
-      const got = await fetchVerified(VENDOR + build.wasm, { name: file, sha256: build.sha256, bytes: build.bytes, onProgress });
+      const got = await fetchVerified(VENDOR + build.wasm,
+        { name: `${VENDOR_DIR}/${build.wasm}`, sha256: build.sha256, bytes: build.bytes, onProgress });
       let ort;
       try {
         ort = await import(VENDOR + build.module);
       } catch (err) {
-        throw new Error(`could not load vendor/onnxruntime-web/${build.module}: ${describeError(err)}`);
+        throw new Error(`could not load ${VENDOR_DIR}/${build.module}: ${describeError(err)}`, { cause: err });
       }
       ort.env.wasm.wasmPaths = VENDOR;
       ort.env.wasm.wasmBinary = got.buffer;
       ort.env.wasm.numThreads = 1; // threads need cross-origin isolation, which a static host rarely gives
       ort.env.wasm.proxy = false; // we already are a worker
       ort.env.logLevel = 'error';
-      return { ort, report: { ok: true, backend, file: build.wasm, module: build.module, bytes: got.buffer.byteLength,
-        from: got.from, network_bytes: got.network_bytes, download_ms: got.download_ms, hash_ms: got.hash_ms,
-        version: manifest.version } };
+      return { ort, report: { ok: true, backend, file: build.wasm, module: build.module,
+        bytes: got.buffer.byteLength, from: got.from, network_bytes: got.network_bytes, download_ms: got.download_ms,
+        hash_ms: got.hash_ms, version: manifest.version } };
     })();
     runtimes[backend].catch(() => { delete runtimes[backend]; }); // a later try may succeed (back online)
   }
@@ -151,20 +153,24 @@ async function probe() {
     return { ok: false, software: false, reason: 'this browser has no WebGPU (navigator.gpu is missing)' };
   }
   if (typeof WebAssembly.Suspending !== 'function') {
-    return { ok: false, software: false, reason: 'this browser lacks WebAssembly JSPI, which the WebGPU build of onnxruntime-web needs' };
+    return { ok: false, software: false,
+      reason: 'this browser lacks WebAssembly JSPI, which the WebGPU build of onnxruntime-web needs' };
   }
   try {
     const adapter = await navigator.gpu.requestAdapter();
-    if (!adapter) return { ok: false, software: false, reason: 'the browser offers WebGPU but found no usable GPU adapter' };
+    if (!adapter) {
+      return { ok: false, software: false, reason: 'the browser offers WebGPU but found no usable GPU adapter' };
+    }
     const info = adapter.info || {};
     const described = { vendor: info.vendor || '', architecture: info.architecture || '', device: info.device || '',
       description: info.description || '' };
     const fallback = Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter);
     const named = SOFTWARE.exec(Object.values(described).join(' '));
     const software = fallback || Boolean(named);
-    return { ok: true, adapter: described, software,
-      software_reason: software ? `the only WebGPU adapter is a ${fallback ? 'fallback (software) adapter' : 'software renderer'}` +
-        ` (${[described.vendor, described.architecture].filter(Boolean).join(' ') || 'unnamed'}), a CPU emulation slower than WASM` : null };
+    const what = fallback ? 'fallback (software) adapter' : 'software renderer';
+    const name = [described.vendor, described.architecture].filter(Boolean).join(' ') || 'unnamed';
+    const reason = `the only WebGPU adapter is a ${what} (${name}), a CPU emulation slower than WASM`;
+    return { ok: true, adapter: described, software, software_reason: software ? reason : null };
   } catch (err) {
     return { ok: false, software: false, reason: `requesting a WebGPU adapter failed: ${describeError(err)}` };
   }

@@ -14,7 +14,8 @@ const SHORT = { mlp: 'MLP', attn1: '1 head', attn4: '4 heads' };
 function scoreLegend() {
   const bits = [0, 2, 4, 7, 10, SCORE_MAX_BITS];
   return el('div', { class: 'legend', role: 'img',
-    'aria-label': 'Colour scale: light for likely tokens (probability near 100%), dark red for surprising ones (0.02% or less); the same for all three models' },
+    'aria-label': 'Colour scale: light for likely tokens (probability near 100%), dark red for surprising ones ' +
+      '(0.02% or less); the same for all three models' },
   el('span', { class: 'legend-title', text: 'Probability of the actual token' }),
   bits.map((b) => {
     const p = 2 ** -b;
@@ -35,32 +36,44 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
       el('td', { text: String(m.probabilities.length) }),
       el('td', { text: fmt.meanSd(metadata.models[kind].aggregate?.test_perplexity, 2) }));
   });
+  const columns = ['Model', 'Cross-entropy (nats/token)', 'Perplexity', 'Tokens scored',
+    'Test-set perplexity, for comparison'];
   const summary = el('table', { class: 'numbers score-summary' },
-    el('caption', { text: 'On this text (lower is better for both). One text is a small sample: the test-set figure averages every target of the test split.' }),
-    el('thead', {}, el('tr', {}, ['Model', 'Cross-entropy (nats/token)', 'Perplexity', 'Tokens scored', 'Test-set perplexity, for comparison']
-      .map((t) => el('th', { scope: 'col', text: t })))),
+    el('caption', { text: 'On this text (lower is better for both). One text is a small sample: ' +
+      'the test-set figure averages every target of the test split.' }),
+    el('thead', {}, el('tr', {}, columns.map((t) => el('th', { scope: 'col', text: t })))),
     el('tbody', {}, rows));
   const pieces = detokenizePieces(sc.tokens.map((t) => (t === '<EOS>' ? 'EOS' : t)));
-  const cols = sc.tokens.map((tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i, 'aria-pressed': 'false',
-    onclick: (e) => {
-      for (const b of container.querySelectorAll('.score-tok')) b.setAttribute('aria-pressed', b === e.currentTarget ? 'true' : 'false');
-      onSelect(i);
-    } },
-  el('span', { class: 'score-word', dir: 'auto', text: tok === '<EOS>' ? '<EOS>' : visibleToken(pieces[i].trim() || tok) }),
-  el('span', { class: 'visually-hidden', text: `: ${metadata.order.map((k) => `${SHORT[k] || k} ${fmt.pct(sc.models[k].probabilities[i])}`).join(', ')}` }),
+  const press = (e) => {
+    for (const b of container.querySelectorAll('.score-tok')) {
+      b.setAttribute('aria-pressed', b === e.currentTarget ? 'true' : 'false');
+    }
+  };
+  const spoken = (i) => metadata.order.map((k) => `${SHORT[k] || k} ${fmt.pct(sc.models[k].probabilities[i])}`);
+  const cols = sc.tokens.map((tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i,
+    'aria-pressed': 'false', onclick: (e) => { press(e); onSelect(i); } },
+  el('span', { class: 'score-word', dir: 'auto',
+    text: tok === '<EOS>' ? '<EOS>' : visibleToken(pieces[i].trim() || tok) }),
+  el('span', { class: 'visually-hidden', text: `: ${spoken(i).join(', ')}` }),
   metadata.order.map((k) => {
     const p = sc.models[k].probabilities[i];
     const c = p === undefined ? null : scoreColors(p);
-    return el('span', { class: 'score-cell', 'aria-hidden': 'true', 'data-kind': k, 'data-p': p === undefined ? '' : String(p),
-      style: c ? { backgroundColor: c.background, color: c.color } : {} }, p === undefined ? '–' : shortPct(p));
+    return el('span', { class: 'score-cell', 'aria-hidden': 'true', 'data-kind': k,
+      'data-p': p === undefined ? '' : String(p), style: c ? { backgroundColor: c.background, color: c.color } : {} },
+    p === undefined ? '–' : shortPct(p));
   })));
+  const labels = metadata.order.map((k) => metadata.models[k].label).join(', ');
   container.replaceChildren(
-    el('p', { class: 'note' }, 'Each model read this text one token at a time (teacher forcing, as in training and testing) and gave a probability ',
-      'to the token that really comes next. Cross-entropy is the mean of −ln p over the tokens; perplexity is e to that power: ',
-      'a perplexity of 20 is as unsure as a fair pick among 20 tokens. ', slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
+    el('p', { class: 'note' },
+      'Each model read this text one token at a time (teacher forcing, as in training and testing) ',
+      'and gave a probability to the token that really comes next. ',
+      'Cross-entropy is the mean of −ln p over the tokens; perplexity is e to that power: ',
+      'a perplexity of 20 is as unsure as a fair pick among 20 tokens. ',
+      slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
     el('div', { class: 'table-wrap' }, summary),
     scoreLegend(),
-    el('p', { class: 'note', text: `Under each token, top to bottom: ${metadata.order.map((k) => metadata.models[k].label).join(', ')}, the probability in % ("<1": under 1%). Select a token to compare the three models' top 10 on exactly the same context.` }),
+    el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in % ` +
+      '("<1": under 1%). Select a token to compare the three models\' top 10 on exactly the same context.' }),
     el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens' }, cols),
     el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' }));
 }
@@ -78,25 +91,34 @@ export function renderScoreDetail(container, { sc, position, context, items, met
   const tail = real.slice(-12).map((id) => visibleToken(vocab.token(id)));
   const sections = items.map((it) => {
     const entry = metadata.models[it.kind];
-    if (it.error) return el('section', { class: 'inspect-model', 'data-kind': it.kind }, el('h4', { text: entry.label }), el('p', { class: 'error', text: it.error }));
+    if (it.error) {
+      return el('section', { class: 'inspect-model', 'data-kind': it.kind },
+        el('h4', { text: entry.label }), el('p', { class: 'error', text: it.error }));
+    }
     const probs = softmax(it.logits);
     let rank = 1;
-    for (let i = 0; i < probs.length; i++) if (probs[i] > probs[target] || (probs[i] === probs[target] && i < target)) rank += 1;
+    for (let i = 0; i < probs.length; i++) {
+      if (probs[i] > probs[target] || (probs[i] === probs[target] && i < target)) rank += 1;
+    }
     const top = topK(probs, 10);
     return el('section', { class: 'inspect-model', 'data-kind': it.kind },
       el('h4', { text: entry.label }),
-      el('p', { class: 'note' }, `The actual token `, el('strong', { class: 'tok-inline', text: visibleToken(vocab.token(target)) }),
-        ` gets ${fmt.pct(probs[target])}, rank ${rank.toLocaleString('en-US')} of ${probs.length.toLocaleString('en-US')}.`),
+      el('p', { class: 'note' }, `The actual token `,
+        el('strong', { class: 'tok-inline', text: visibleToken(vocab.token(target)) }),
+        ` gets ${fmt.pct(probs[target])}, rank ${rank.toLocaleString('en-US')} of ` +
+        `${probs.length.toLocaleString('en-US')}.`),
       el('table', { class: 'top10', 'aria-label': `${entry.label}: ten most likely tokens here` },
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: '#' }), el('th', { scope: 'col', text: 'Token' }), el('th', { scope: 'col', text: 'Probability' }))),
+        el('thead', {}, el('tr', {}, ['#', 'Token', 'Probability'].map((t) => el('th', { scope: 'col', text: t })))),
         el('tbody', {}, top.map((id, r) => el('tr', { class: id === target ? 'chosen' : '' },
           el('td', { text: String(r + 1) }),
           el('td', {}, el('span', { class: 'tok-inline', dir: 'auto', text: visibleToken(vocab.token(id)) })),
-          el('td', { class: 'bar-cell' }, el('span', { class: 'bar', style: { width: `${Math.max(1, 100 * probs[id])}%` } }),
+          el('td', { class: 'bar-cell' },
+            el('span', { class: 'bar', style: { width: `${Math.max(1, 100 * probs[id])}%` } }),
             el('span', { class: 'bar-label', text: fmt.pct(probs[id]) })))))));
   });
   container.replaceChildren(
     el('h3', { text: `Token ${position + 1}: all three models on the same context` }),
-    el('p', { class: 'note context-strip' }, `Context (last ${tail.length} of ${real.length} tokens): `, el('span', { dir: 'auto', text: `${real.length > tail.length ? '… ' : ''}${tail.join(' ')}` })),
+    el('p', { class: 'note context-strip' }, `Context (last ${tail.length} of ${real.length} tokens): `,
+      el('span', { dir: 'auto', text: `${real.length > tail.length ? '… ' : ''}${tail.join(' ')}` })),
     el('div', { class: 'inspect-top' }, sections));
 }

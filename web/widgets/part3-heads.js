@@ -45,8 +45,8 @@ export function mount(element, data) {
     for (let j = 0; j < n; j += 1) {
       const allowed = j <= state.row;
       const bar = el("span", { style: `display:inline-block;height:0.8em;width:${Math.round(weights[j] * 220)}px;`
-        + "background:#1f5fbf;vertical-align:middle" });
-      const tr = el("tr", allowed ? {} : { style: "color:#9aa4b2" }, [
+        + `background:var(--head-${head.head});vertical-align:middle` });
+      const tr = el("tr", allowed ? {} : { style: "color:var(--muted)" }, [
         el("td", { text: `${j + 1} ${data.tokens[j]}` }),
         el("td", { text: allowed ? fmt(weights[j]) : "masked" }),
         el("td", { style: "width:230px;text-align:left" }, allowed ? bar : []),

@@ -1,0 +1,83 @@
+// window.lab, the lab's API for scripts (the README's table): the jobs the page
+// runs (generate, score, benchmark, stop) and direct model calls on contexts
+// given as token IDs (logits, run, attentionMatrix). Every argument is checked
+// here, before anything on the page changes.
+
+import { MAX_BENCH_RUNS, MAX_TEMPERATURE, MIN_TEMPERATURE, checkBackend, checkContexts, checkKind } from './guards.js';
+import { call } from './rpc.js';
+import { S, $ } from './state.js';
+import { useBackend } from './backends.js';
+import { analyse } from './controls.js';
+import { benchmark, stop } from './jobs.js';
+import { generate, generateMany } from './job-generate.js';
+import { score } from './job-score.js';
+
+async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
+  await S.ready;
+  checkKind(S.metadata, kind);
+  const choice = checkBackend(backend ?? $('backend').value);
+  checkContexts(contexts, S.metadata.vocab_size, S.metadata.context);
+  const status = await useBackend(choice);
+  const out = await call('run', { kind, backend: status.backend, contexts, matrix });
+  const C = S.metadata.vocab_size;
+  const logits = contexts.map((_, b) => out.logits.slice(b * C, (b + 1) * C));
+  let attention = null;
+  if (out.attention) {
+    const [, heads, slots] = out.attentionDims;
+    attention = contexts.map((_, b) => Array.from({ length: heads }, (__, h) =>
+      Array.from(out.attention.subarray((b * heads + h) * slots, (b * heads + h + 1) * slots))));
+  }
+  return { logits, attention, matrix: out.matrix || null, matrixDims: out.matrixDims || null,
+    backend: status.backend, ms: out.ms };
+}
+
+async function logits(kind, ids, options = {}) {
+  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+    throw new Error('ids must be an array of lab.context token IDs (or an array of such arrays)');
+  }
+  const batch = Array.isArray(ids[0]);
+  const out = await runContexts(kind, batch ? ids : [ids], options);
+  return batch ? out.logits : out.logits[0];
+}
+
+// The full causal attention matrix of one context (lab.context IDs), computed in the ONNX
+// graph: [head][query][key], rows as in forward_details (a PAD query's row is 0).
+async function attentionMatrix(kind, ids, options = {}) {
+  await S.ready;
+  checkKind(S.metadata, kind);
+  if (!S.metadata.models[kind].heads) throw new Error(`${kind} has no attention, so it has no attention matrix`);
+  if (!Array.isArray(ids) || ids.length !== S.metadata.context) {
+    throw new Error(`attentionMatrix needs one context of ${S.metadata.context} IDs`);
+  }
+  const out = await runContexts(kind, [ids], { ...options, matrix: true });
+  const [, heads, T] = out.matrixDims;
+  return Array.from({ length: heads }, (_, h) => Array.from({ length: T }, (__, q) =>
+    Array.from(out.matrix.subarray((h * T + q) * T, (h * T + q + 1) * T))));
+}
+
+export const lab = {
+  version: 2,
+  ready: null, // the start-up report's promise (lab.js)
+  context: null, // metadata.json's context width, once loaded
+  metadata: null,
+  presets: null,
+  tokenize: (text) => {
+    const a = analyse(String(text));
+    return { tokens: a.tokens, ids: a.ids, history: a.history, context: a.context, unknown: a.unknown };
+  },
+  logits,
+  run: runContexts,
+  generate,
+  generateMany,
+  score,
+  attentionMatrix,
+  stop,
+  benchmark,
+  setBackend: async (choice) => {
+    checkBackend(choice); // before the menu changes
+    $('backend').value = choice;
+    return useBackend(choice);
+  },
+  limits: { min_temperature: MIN_TEMPERATURE, max_temperature: MAX_TEMPERATURE, max_bench_runs: MAX_BENCH_RUNS },
+  status: () => (S.status ? { ...S.status } : null),
+};
