@@ -170,13 +170,14 @@ class Server(http.server.ThreadingHTTPServer):
         print(f"serve: a request from {client_address[0]} failed: {exc!r}", file=sys.stderr, flush=True)
 
 
-def start_server(directory: Path, port: int = 0):
+def start_server(directory: Path, port: int = 0, handler_class=Handler):
     """Serve ``directory`` on 127.0.0.1 in a background thread (port 0: any free
     port); returns (server, base_url). Call server.shutdown() to stop.
-    server.bytes_sent counts the bytes of the file bodies served so far."""
+    server.bytes_sent counts the bytes of the file bodies served so far.
+    ``handler_class`` (a Handler subclass) lets a test fault some requests."""
     if not 0 <= port <= 65535:
         raise OSError(f"{port} is not a port number (0 to 65535)")
-    handler = functools.partial(Handler, directory=str(directory))
+    handler = functools.partial(handler_class, directory=str(directory))
     server = Server(("127.0.0.1", port), handler)
     server.bytes_sent, server.count_lock = 0, threading.Lock()
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -260,12 +260,19 @@ def test_deck_and_reading_view_render(engine, watched_url, slug):
 # ---------------------------------------------------------------- offline
 
 
-# every same-origin file the page loaded (but the models and the runtime's .wasm) is in the offline copy
-KEPT = """caches.open('attention-course-shell-v1').then(async (cache) => {
+# every same-origin file the page loaded (but the models and the runtime's .wasm) is in the offline copy: in
+# the cache of a build (web/sw.js), under its path and, for a file of a build (?v=<build>), that build
+KEPT = """(async () => {
   const urls = [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)]
     .map((u) => new URL(u)).filter((u) => u.origin === location.origin && !/\\.(onnx|wasm)$/.test(u.pathname));
-  return (await Promise.all(urls.map((u) => cache.match(u.origin + u.pathname)))).every(Boolean);
-})"""
+  const names = (await caches.keys()).filter((n) => n.startsWith('attention-course-shell-'));
+  const key = (u) => u.origin + u.pathname + (u.searchParams.get('v') ? `?v=${u.searchParams.get('v')}` : '');
+  const kept = async (u) => {
+    for (const n of names) if (await (await caches.open(n)).match(key(u))) return true;
+    return false;
+  };
+  return (await Promise.all(urls.map(kept))).every(Boolean);
+})()"""
 
 
 def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):

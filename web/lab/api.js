@@ -3,7 +3,8 @@
 // given as token IDs (logits, run, attentionMatrix). Every argument is checked
 // here, before anything on the page changes.
 
-import { MAX_BENCH_RUNS, MAX_TEMPERATURE, MIN_TEMPERATURE, checkBackend, checkContexts, checkKind } from './guards.js';
+import { MAX_BENCH_RUNS, MAX_CONTEXTS, MAX_SCORE_TOKENS, MAX_TEMPERATURE, MAX_TEXT_CHARS, MIN_TEMPERATURE,
+  checkBackend, checkContexts, checkIds, checkKind, checkText } from './guards.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { useBackend } from './backends.js';
@@ -31,11 +32,13 @@ async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
     backend: status.backend, ms: out.ms };
 }
 
+const isContext = (v) => Array.isArray(v) || ArrayBuffer.isView(v);
+
 async function logits(kind, ids, options = {}) {
-  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+  if (!isContext(ids)) {
     throw new Error('ids must be an array of lab.context token IDs (or an array of such arrays)');
   }
-  const batch = Array.isArray(ids[0]);
+  const batch = Array.isArray(ids) && isContext(ids[0]);
   const out = await runContexts(kind, batch ? ids : [ids], options);
   return batch ? out.logits : out.logits[0];
 }
@@ -46,9 +49,7 @@ async function attentionMatrix(kind, ids, options = {}) {
   await S.ready;
   checkKind(S.metadata, kind);
   if (!S.metadata.models[kind].heads) throw new Error(`${kind} has no attention, so it has no attention matrix`);
-  if (!Array.isArray(ids) || ids.length !== S.metadata.context) {
-    throw new Error(`attentionMatrix needs one context of ${S.metadata.context} IDs`);
-  }
+  checkIds(ids, S.metadata.vocab_size, S.metadata.context, 'attentionMatrix\'s context');
   const out = await runContexts(kind, [ids], { ...options, matrix: true });
   const [, heads, T] = out.matrixDims;
   return Array.from({ length: heads }, (_, h) => Array.from({ length: T }, (__, q) =>
@@ -62,7 +63,7 @@ export const lab = {
   metadata: null,
   presets: null,
   tokenize: (text) => {
-    const a = analyse(String(text));
+    const a = analyse(checkText(text, 'tokenize\'s text'));
     return { tokens: a.tokens, ids: a.ids, history: a.history, context: a.context, unknown: a.unknown };
   },
   logits,
@@ -78,6 +79,7 @@ export const lab = {
     $('backend').value = choice;
     return useBackend(choice);
   },
-  limits: { min_temperature: MIN_TEMPERATURE, max_temperature: MAX_TEMPERATURE, max_bench_runs: MAX_BENCH_RUNS },
+  limits: { min_temperature: MIN_TEMPERATURE, max_temperature: MAX_TEMPERATURE, max_bench_runs: MAX_BENCH_RUNS,
+    max_text_chars: MAX_TEXT_CHARS, max_score_tokens: MAX_SCORE_TOKENS, max_contexts: MAX_CONTEXTS },
   status: () => (S.status ? { ...S.status } : null),
 };

@@ -6,7 +6,7 @@ import { tokenize, UNK_ID } from '../core/tokenizer.js';
 import { checkFilters, contextWindow, startHistory } from '../core/decoding.js';
 import { el, fmt } from '../core/dom.js';
 import { renderPreview } from './view.js';
-import { MAX_SEED, checkBackend, checkTemperature } from './guards.js';
+import { MAX_SEED, MAX_TEXT_CHARS, checkBackend, checkTemperature, checkText } from './guards.js';
 import { remaining } from './progress.js';
 import { S, $ } from './state.js';
 
@@ -26,7 +26,14 @@ export function schedulePreview() {
   previewPending = true;
   requestAnimationFrame(() => {
     previewPending = false;
-    renderPreview($('preview'), $('preview-summary'), analyse($('prompt').value), S.metadata.context);
+    const text = $('prompt').value;
+    if (text.length > MAX_TEXT_CHARS) { // never tokenized: a pasted book would freeze the page
+      $('preview').replaceChildren();
+      $('preview-summary').textContent = `${text.length.toLocaleString('en-US')} characters: too long, the lab reads ` +
+        `at most ${MAX_TEXT_CHARS.toLocaleString('en-US')}. Shorten the text to generate or score.`;
+      return;
+    }
+    renderPreview($('preview'), $('preview-summary'), analyse(text), S.metadata.context);
   });
 }
 
@@ -145,9 +152,11 @@ const FIELDS = { prompt: 'prompt', temperature: 'temperature', top_k: 'top-k', t
 
 export function problems(o) {
   const out = {};
-  if (typeof o.prompt !== 'string') out.prompt = 'the prompt must be text';
+  try { checkText(o.prompt, 'the prompt'); } catch (err) { out.prompt = err.message; }
   if (!['greedy', 'sampled'].includes(o.mode)) out.mode = `mode must be "greedy" or "sampled", got "${o.mode}"`;
-  try { checkTemperature(o.temperature); } catch (err) { out.temperature = err.message; }
+  if (o.mode !== 'greedy') { // greedy decoding reads no temperature (0 included)
+    try { checkTemperature(o.temperature); } catch (err) { out.temperature = err.message; }
+  }
   try { checkBackend(o.backend); } catch (err) { out.backend = err.message; }
   try {
     checkFilters(o.top_k, 1);
@@ -213,7 +222,7 @@ export function updateGenerate() {
   const reason = waitReason();
   $('generate').disabled = Boolean(reason) || Boolean(S.job);
   $('score').disabled = Boolean(reason) || Boolean(S.job);
-  $('stop').disabled = !S.job;
+  $('stop').disabled = !S.job && S.phase !== 'download'; // Stop also cancels the downloads
   const why = $('generate-why');
   if (why) {
     why.hidden = !reason;

@@ -9,10 +9,11 @@ import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { runJob, jobBackend } from './jobs.js';
 import { analyse, readControls, showTask, validate, writeControls } from './controls.js';
+import { checkText } from './guards.js';
 import { selectStep } from './job-inspect.js';
 
 export async function generate(options = {}) {
-  const prompt = options.prompt ?? $('prompt').value;
+  const prompt = options?.prompt ?? $('prompt').value;
   return (await runGeneration(options, [prompt]))[0];
 }
 
@@ -28,9 +29,11 @@ function runGeneration(options, prompts) {
 
 async function generateJob(job, options, prompts) {
   await S.ready;
-  const o = { ...readControls(), ...options, prompt: prompts[0] };
+  // an option given as undefined is an option not given (as in lab.score): the page's control holds
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const o = { ...readControls(), ...given, prompt: prompts[0] };
   validate(o);
-  for (const p of prompts) if (typeof p !== 'string') throw new Error('every prompt must be a string');
+  prompts.forEach((p, i) => checkText(p, prompts.length > 1 ? `prompt ${i}` : 'the prompt'));
   writeControls(o);
   showTask('generate');
   $('page-error').hidden = true;

@@ -1,56 +1,75 @@
 // Score mode: teacher-forced scoring of one text by every model, the
 // probability of each actual token given the ones before it, cross-entropy and
 // perplexity; a selected token shows the three models on that same context.
+// Bounded (guards.js): at most MAX_TEXT_CHARS characters and MAX_SCORE_TOKENS
+// tokens; the model calls run in the worker, SCORE_BATCH contexts at a time,
+// with progress on the page, and Stop answers at once, even mid-call.
 
 import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
-import { renderScore, renderScoreDetail } from './score-view.js';
+import { renderScore, renderScoreDetail, renderScoreProgress } from './score-view.js';
+import { MAX_SCORE_TOKENS, checkText } from './guards.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
-import { jobBackend, runJob } from './jobs.js';
+import { jobBackend, runJob, whenStopped } from './jobs.js';
 import { analyse, schedulePreview, showPageError, showTask, syncTask } from './controls.js';
 
-const SCORE_BATCH = 64; // contexts per model call
+const SCORE_BATCH = 32; // contexts per model call: one call stays well under 100 ms on WASM
 
 export function score(options = {}) {
   return runJob('score', (job) => scoreJob(job, options));
 }
 
+const STOPPED = 'stopped by you';
+
 async function scoreJob(job, { text, eos = false, backend } = {}) {
   await S.ready;
-  if (typeof text !== 'string') throw new Error('score needs {text: "..."}: the text to score');
+  if (text === undefined) throw new Error('score needs {text: "..."}: the text to score');
+  checkText(text, 'the text to score');
   const status = await jobBackend(backend);
   const a = analyse(text);
   if (!a.ids.length && !eos) {
     throw new Error('the text has no tokens to score: type some words (or ask for the EOS target)');
   }
   const { targets, contexts } = scoreContexts(a.ids, Boolean(eos), S.metadata.context);
+  if (targets.length > MAX_SCORE_TOKENS) {
+    throw new Error(`the text has ${targets.length.toLocaleString('en-US')} tokens to score; the lab scores at most ` +
+      `${MAX_SCORE_TOKENS.toLocaleString('en-US')} at a time: shorten it`);
+  }
+  showTask('score');
+  const progress = { done: 0, total: targets.length * S.metadata.order.length };
+  renderScoreProgress($('score-body'), progress);
   const models = {};
   for (const kind of S.metadata.order) {
+    if (job.stopped) throw new Error(STOPPED);
     try {
-      const logProbs = await logProbabilities(job, kind, status.backend, contexts, targets);
+      const logProbs = await logProbabilities(job, kind, status.backend, contexts, targets, progress);
       models[kind] = { ...summarize(logProbs), error: null };
     } catch (err) {
+      if (job.stopped) throw new Error(STOPPED, { cause: err });
       models[kind] = { probabilities: [], cross_entropy: null, perplexity: null, error: err.message };
     }
   }
   const result = { text, tokens: a.tokens.concat(eos ? ['<EOS>'] : []), ids: targets, eos: Boolean(eos),
     backend: status.backend, models };
   S.score = { ...result, contexts };
-  showTask('score');
-  renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
+  await renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
   return result;
 }
 
 // One model's log probability of every target, SCORE_BATCH contexts a call;
-// Stop ends it between two calls.
-async function logProbabilities(job, kind, backend, contexts, targets) {
+// Stop ends it at once (the call in flight is left to finish in the worker).
+async function logProbabilities(job, kind, backend, contexts, targets, progress) {
   const C = S.metadata.vocab_size;
   const logProbs = [];
+  const stopped = whenStopped(job).then(() => { throw new Error(STOPPED); });
   for (let start = 0; start < contexts.length; start += SCORE_BATCH) {
-    if (job.stopped) throw new Error('stopped by you');
+    if (job.stopped) throw new Error(STOPPED);
     const batch = contexts.slice(start, start + SCORE_BATCH);
-    const out = await call('run', { kind, backend, contexts: batch });
+    const out = await Promise.race([call('run', { kind, backend, contexts: batch, logitsOnly: true }), stopped]);
     batch.forEach((_, b) => logProbs.push(logProbability(out.logits.subarray(b * C, (b + 1) * C), targets[start + b])));
+    progress.done += batch.length;
+    progress.kind = S.metadata.models[kind].label;
+    renderScoreProgress($('score-body'), progress);
   }
   return logProbs;
 }

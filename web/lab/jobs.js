@@ -15,7 +15,9 @@ function beginJob(kind) {
   if (S.job) {
     throw new Error(`${RUNNING[S.job.kind]} is already running: wait for it or call lab.stop() first`);
   }
-  S.job = { kind, runId: ++S.runCounter, stopped: false };
+  let onStop;
+  const stopSignal = new Promise((resolve) => { onStop = resolve; });
+  S.job = { kind, runId: ++S.runCounter, stopped: false, stopSignal, onStop };
   updateGenerate();
   return S.job;
 }
@@ -38,12 +40,23 @@ export function jobBackend(backend) {
   return useBackend(checkBackend(backend ?? $('backend').value));
 }
 
-// Stops whatever is running or about to run (a generation, a score or a benchmark).
+// Stops whatever is running or about to run (a generation, a score or a
+// benchmark), or, while the models download, the downloads.
 export async function stop() {
   const job = S.job;
-  if (!job || job.stopped) return;
+  if (!job) {
+    if (S.phase === 'download') await call('cancelDownloads', {});
+    return;
+  }
+  if (job.stopped) return;
   job.stopped = true;
+  job.onStop();
   await call('stop', { runId: job.runId });
+}
+
+// Resolves as soon as the job is stopped (a job waiting on the worker answers Stop at once).
+export function whenStopped(job) {
+  return job.stopSignal;
 }
 
 // At most MAX_BENCH_RUNS calls; lab.stop() ends it early (stopped: true).

@@ -11,7 +11,8 @@ import { modelCard, renderResults } from './view.js';
 import { installLinking, scrollToNewest } from './inspect-view.js';
 import { linkSlides } from './slides.js';
 import { BACKENDS, MODELS, MODELS_DIR, VENDOR, VENDOR_DIR } from './shared.js';
-import { checkMetadata, checkRuntimeManifest } from './guards.js';
+import { checkMetadata, checkPresets, checkRuntimeManifest, checkVocab } from './guards.js';
+import { versioned } from '../core/version.js';
 import { renderPlan, updateProgress } from './progress.js';
 import { call, onWorkerEvent } from './rpc.js';
 import { S, $ } from './state.js';
@@ -34,11 +35,12 @@ onWorkerEvent((msg) => {
   if (S.phase === 'download') updateGenerate();
 });
 
+// A file of this page's build (?v=<build>, core/version.js): never another build's metadata or vocabulary.
 async function fetchJSON(name, base = MODELS, folder = MODELS_DIR) {
-  const url = new URL(name, base);
+  const url = versioned(name, base);
   let response;
   try {
-    response = await fetch(url, { cache: 'no-cache' }); // revalidate: a new build replaces stale files
+    response = await fetch(url);
   } catch (err) {
     throw new Error(`could not load ${folder}/${name}: ${err.message}`, { cause: err });
   }
@@ -55,6 +57,8 @@ async function loadFiles() {
   const [metadata, itos, presets, manifest] = await Promise.all([fetchJSON('metadata.json'), fetchJSON('vocab.json'),
     fetchJSON('presets.json'), fetchJSON('runtimes.json', VENDOR, VENDOR_DIR)]);
   checkMetadata(metadata);
+  checkVocab(itos, metadata);
+  checkPresets(presets);
   checkRuntimeManifest(manifest);
   S.metadata = lab.metadata = metadata;
   S.manifest = manifest;

@@ -23,11 +23,39 @@ async function openCache() {
   }
 }
 
+// The downloads in progress; cancelDownloads() (the page's Stop while the
+// models download) aborts them, and each fails naming its file.
+const downloads = new Set();
+
+export function cancelDownloads() {
+  const n = downloads.size;
+  for (const controller of downloads) controller.abort(new Error('stopped by you'));
+  return n;
+}
+
+const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+
 // A big file (a model or a runtime's .wasm), checked against its SHA-256.
 // Read from the offline cache when the cached copy still matches; a stale copy
 // (a new build changed metadata.json or runtimes.json) is downloaded again and
 // replaces it. onProgress({loaded, total, from}) follows the bytes.
-export async function fetchVerified(url, { name, sha256, bytes, onProgress = () => {} }) {
+export async function fetchVerified(url, options) {
+  const controller = new AbortController();
+  downloads.add(controller);
+  try {
+    return await download(url, options, controller.signal);
+  } catch (err) {
+    if (controller.signal.aborted) {
+      throw new Error(`the download of ${options.name} was stopped by you; reload the page to download it again`,
+        { cause: err });
+    }
+    throw err;
+  } finally {
+    downloads.delete(controller);
+  }
+}
+
+async function download(url, { name, sha256, bytes, onProgress = () => {} }, signal) {
   const cache = await openCache();
   let stale = false;
   if (cache) {
@@ -48,7 +76,7 @@ export async function fetchVerified(url, { name, sha256, bytes, onProgress = () 
   let response;
   try {
     // no-cache: revalidate with the server, never trust a possibly stale HTTP cache entry
-    response = await fetch(url, { cache: 'no-cache' });
+    response = await fetch(url, { cache: 'no-cache', signal });
   } catch (err) {
     throw new Error(`could not download ${name}: ${describeError(err)}` +
       (navigator.onLine === false ? ' (the browser is offline and has no checked copy of it yet)' : ''),
@@ -64,7 +92,14 @@ export async function fetchVerified(url, { name, sha256, bytes, onProgress = () 
     let lastPost = 0;
     onProgress({ loaded: 0, total, from: 'network' });
     for (;;) {
-      const { done, value } = await reader.read();
+      let part;
+      try {
+        part = await reader.read();
+      } catch (err) { // the connection dropped (or Stop aborted it) part way
+        throw new Error(`the download of ${name} broke off after ${mb(loaded)}${total ? ` of ${mb(total)}` : ''} ` +
+          `(${describeError(err)}); reload the page to try again`, { cause: err });
+      }
+      const { done, value } = part;
       if (done) break;
       chunks.push(value);
       loaded += value.byteLength;

@@ -26,7 +26,9 @@ function scoreLegend() {
   el('span', { class: 'legend-note', text: 'same scale for all three models; darker = more surprised' }));
 }
 
-export function renderScore(container, sc, metadata, vocab, onSelect) {
+const RENDER_SLICE = 200; // token buttons added per task
+
+export async function renderScore(container, sc, metadata, vocab, onSelect) {
   const rows = metadata.order.map((kind) => {
     const m = sc.models[kind];
     return el('tr', { 'data-kind': kind },
@@ -50,7 +52,7 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
     }
   };
   const spoken = (i) => metadata.order.map((k) => `${SHORT[k] || k} ${fmt.pct(sc.models[k].probabilities[i])}`);
-  const cols = sc.tokens.map((tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i,
+  const tokenButton = (tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i,
     'aria-pressed': 'false', onclick: (e) => { press(e); onSelect(i); } },
   el('span', { class: 'score-word', dir: 'auto',
     text: tok === '<EOS>' ? '<EOS>' : visibleToken(pieces[i].trim() || tok) }),
@@ -61,8 +63,10 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
     return el('span', { class: 'score-cell', 'aria-hidden': 'true', 'data-kind': k,
       'data-p': p === undefined ? '' : String(p), style: c ? { backgroundColor: c.background, color: c.color } : {} },
     p === undefined ? '–' : shortPct(p));
-  })));
+  }));
   const labels = metadata.order.map((k) => metadata.models[k].label).join(', ');
+  const tokens = el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens',
+    'aria-busy': 'true' });
   container.replaceChildren(
     el('p', { class: 'note' },
       'Each model read this text one token at a time (teacher forcing, as in training and testing) ',
@@ -74,8 +78,30 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
     scoreLegend(),
     el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in % ` +
       '("<1": under 1%). Select a token to compare the three models\' top 10 on exactly the same context.' }),
-    el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens' }, cols),
+    tokens,
     el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' }));
+  // The tokens go in a slice at a time, the page answering in between: a long text never freezes it.
+  const mine = tokens;
+  for (let start = 0; start < sc.tokens.length; start += RENDER_SLICE) {
+    if (start) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (!mine.isConnected) return; // a newer score replaced this one
+    mine.append(...sc.tokens.slice(start, start + RENDER_SLICE).map((tok, j) => tokenButton(tok, start + j)));
+  }
+  mine.removeAttribute('aria-busy');
+}
+
+// The progress of a running score: the model calls done, of all of them.
+export function renderScoreProgress(container, { done, total, kind }) {
+  let line = container.querySelector('.score-progress');
+  if (!line) {
+    line = el('p', { class: 'note score-progress', role: 'status' }, el('progress', {}), el('span'));
+    container.replaceChildren(line);
+  }
+  const bar = line.querySelector('progress');
+  bar.max = total;
+  bar.value = done;
+  line.querySelector('span').textContent = ` Scoring: ${done.toLocaleString('en-US')} of ` +
+    `${total.toLocaleString('en-US')} model readings${kind ? ` (${kind})` : ''}; Stop ends it.`;
 }
 
 function shortPct(p) {

@@ -5,9 +5,10 @@
 // downloads and the WebGPU probe live in runtime.js.
 
 import { Decoder, contextWindow, startHistory } from '../core/decoding.js';
-import { describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl } from './runtime.js';
-import { checkBackend, checkRuns } from './guards.js';
-import { RUNTIMES, VENDOR_DIR, median, timingContext } from './shared.js';
+import { cancelDownloads, describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl }
+  from './runtime.js';
+import { checkBackend, checkGraph, checkRuns } from './guards.js';
+import { MODELS_DIR, RUNTIMES, VENDOR_DIR, median, timingContext } from './shared.js';
 
 const perRuntime = () => Object.fromEntries(RUNTIMES.map((b) => [b, {}]));
 
@@ -126,7 +127,20 @@ async function createSession(kind, backend) {
   state.tensors.set(session, ort.Tensor);
   const createMs = performance.now() - t0;
   const t1 = performance.now();
-  await runSession(session, [contextWindow(startHistory([]), state.metadata.context)]);
+  try {
+    let out;
+    try {
+      out = await runSession(session, [contextWindow(startHistory([]), state.metadata.context)]);
+    } catch (err) {
+      throw new Error(`${MODELS_DIR}/metadata.json: the warm-up call of ${state.metadata.models[kind].file} with ` +
+        `"context" ${state.metadata.context} IDs failed, so the file and the model disagree (${describeError(err)})`,
+      { cause: err });
+    }
+    checkGraph(kind, state.metadata, out); // the graph's shapes agree with metadata.json
+  } catch (err) {
+    await session.release?.();
+    throw err;
+  }
   return { session, create_ms: createMs, warmup_ms: performance.now() - t1 };
 }
 
@@ -382,6 +396,7 @@ function resources() {
 const handlers = {
   load, plan, prepare, run, bench, generate, resources,
   stop: async ({ runId }) => { state.stops.add(runId); return {}; },
+  cancelDownloads: async () => ({ cancelled: cancelDownloads() }),
 };
 
 self.onmessage = async (event) => {
