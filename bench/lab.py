@@ -72,21 +72,34 @@ def visit_record(first: dict, second: dict) -> dict:
 
 def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> dict:
     """Wall time per generated token of the three-model loop, against the models'
-    own call time: their median call (the ratio), and the time their calls took
-    in the same generations (ratio_to_calls: what the loop itself adds)."""
-    wall, own, calls, per_model = [], [], [], {}
-    for _ in range(repeats):
-        r = evaluate(
+    own call time (loop_statistics), over ``repeats`` greedy generations."""
+    results = [
+        evaluate(
             page,
             "return await window.lab.generate(arg);",
             {"prompt": prompt, "mode": "greedy", "limit": tokens, "backend": backend},
             TIMEOUT_S,
         )
+        for _ in range(repeats)
+    ]
+    return {**loop_statistics(results), "tokens": tokens, "repeats": repeats}
+
+
+def loop_statistics(results: list[dict]) -> dict:
+    """From lab.generate results (one per repeat): per repeat, the loop's wall
+    time per step (the slowest model's total over the most steps any model
+    took), the models' own time per step (the sum of their median call times:
+    each step calls each model once) and the time their calls took per step
+    (the sum of their compute times over the steps); then the median of each
+    over the repeats, the ratios of the wall time to the other two (ratio, and
+    ratio_to_calls: what the loop itself adds) and each model's median call."""
+    wall, own, calls, per_model = [], [], [], {}
+    for r in results:
         models = r["models"]
-        steps = max(m["new_tokens"] for m in models.values())
-        wall.append(max(m["total_ms"] for m in models.values()) / max(1, steps))
-        own.append(sum(m["median_ms"] for m in models.values()))  # each step calls each model once
-        calls.append(sum(m["compute_ms"] for m in models.values()) / max(1, steps))
+        steps = max(1, max(m["new_tokens"] for m in models.values()))
+        wall.append(max(m["total_ms"] for m in models.values()) / steps)
+        own.append(sum(m["median_ms"] for m in models.values()))
+        calls.append(sum(m["compute_ms"] for m in models.values()) / steps)
         for kind, m in models.items():
             per_model.setdefault(kind, []).append(m["median_ms"])
     ms_token, own_token, calls_token = statistics.median(wall), statistics.median(own), statistics.median(calls)
@@ -97,8 +110,6 @@ def loop_timing(page, backend: str, prompt: str, tokens: int, repeats: int) -> d
         "calls_ms_per_token": calls_token,
         "ratio_to_calls": ms_token / calls_token if calls_token else None,
         "own_ms_per_call": {k: statistics.median(v) for k, v in per_model.items()},
-        "tokens": tokens,
-        "repeats": repeats,
     }
 
 
