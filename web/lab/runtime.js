@@ -177,6 +177,22 @@ export function loadRuntime(manifest, backend, onProgress) {
 // WebGPU adapters that are CPU emulations: automatic never picks them.
 const SOFTWARE = /swiftshader|llvmpipe|lavapipe|softpipe|software|basic render|microsoft warp/i;
 
+// An adapter's description, and whether it is a CPU emulation: either signal
+// is enough, the fallback flag (adapter.info's, or the adapter's own in older
+// browsers) or a software renderer's name in the vendor, architecture, device
+// or description. (SwiftShader carries both; other software adapters only one.)
+export function classifyAdapter(info = {}, adapterFallback = undefined) {
+  const described = { vendor: info.vendor || '', architecture: info.architecture || '', device: info.device || '',
+    description: info.description || '' };
+  const fallback = Boolean(info.isFallbackAdapter ?? adapterFallback);
+  const named = SOFTWARE.exec(Object.values(described).join(' '));
+  const software = fallback || Boolean(named);
+  const what = fallback ? 'fallback (software) adapter' : 'software renderer';
+  const name = [described.vendor, described.architecture].filter(Boolean).join(' ') || 'unnamed';
+  const reason = `the only WebGPU adapter is a ${what} (${name}), a CPU emulation slower than WASM`;
+  return { adapter: described, software, software_reason: software ? reason : null };
+}
+
 let probed = null;
 export function probeWebGPU() {
   if (!probed) probed = probe();
@@ -196,16 +212,7 @@ async function probe() {
     if (!adapter) {
       return { ok: false, software: false, reason: 'the browser offers WebGPU but found no usable GPU adapter' };
     }
-    const info = adapter.info || {};
-    const described = { vendor: info.vendor || '', architecture: info.architecture || '', device: info.device || '',
-      description: info.description || '' };
-    const fallback = Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter);
-    const named = SOFTWARE.exec(Object.values(described).join(' '));
-    const software = fallback || Boolean(named);
-    const what = fallback ? 'fallback (software) adapter' : 'software renderer';
-    const name = [described.vendor, described.architecture].filter(Boolean).join(' ') || 'unnamed';
-    const reason = `the only WebGPU adapter is a ${what} (${name}), a CPU emulation slower than WASM`;
-    return { ok: true, adapter: described, software, software_reason: software ? reason : null };
+    return { ok: true, ...classifyAdapter(adapter.info || {}, adapter.isFallbackAdapter) };
   } catch (err) {
     return { ok: false, software: false, reason: `requesting a WebGPU adapter failed: ${describeError(err)}` };
   }
