@@ -11,6 +11,9 @@ What a browser needs from it, beyond http.server's defaults:
 - A listen backlog for a page's burst of requests, an idle timeout so idle
   keep-alive sockets do not hold threads, no traceback when a client goes
   away, and a 400 (not a traceback) for an encoded NUL in the path.
+- Revalidation by ETag (size and modification time in nanoseconds), never by
+  Last-Modified alone: two builds within one second would otherwise answer
+  "not modified" for a page that changed.
 - During the swap of a rebuilt site, files come from the previous site
   (.site.old), so no request sees a missing site.
 """
@@ -87,10 +90,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             parts = urlsplit(self.path)
             self.send_header("Cache-Control", cache_control(parts.path, parts.query, build_of(self.directory)))
             self.send_header("Accept-Ranges", "bytes")
+            if self._etag:
+                self.send_header("ETag", self._etag)
         super().end_headers()
 
     def parse_request(self):
-        self._error, self._range = False, None  # one handler serves every request of a keep-alive connection
+        self._error, self._range, self._etag = False, None, None  # one handler serves a whole keep-alive connection
         return super().parse_request()
 
     def send_error(self, code, message=None, explain=None):
@@ -103,7 +108,19 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             return None
         wanted = self.headers.get("Range")
         path = self.translate_path(self.path)
-        if wanted is None or not os.path.isfile(path):
+        # never http.server's If-Modified-Since check: 1-second times call a page rebuilt in that second unchanged
+        del self.headers["If-Modified-Since"]
+        index = os.path.join(path, "index.html")
+        served = path if os.path.isfile(path) else index if self.path.split("?")[0].endswith("/") else None
+        if served is None or not os.path.isfile(served):
+            return super().send_head()
+        st = os.stat(served)
+        self._etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}"'
+        if wanted is None and self._etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
+            self.send_response(304, "Not Modified")
+            self.end_headers()
+            return None
+        if wanted is None or served != path:
             return super().send_head()
         return self._send_range(path, wanted.strip())
 

@@ -69,6 +69,28 @@ def test_an_error_is_never_cached_as_immutable(served):
     assert status == 404 and headers.get("cache-control") != IMMUTABLE
 
 
+def test_a_page_rewritten_within_the_same_second_is_not_answered_not_modified(served, tmp_path):
+    """Revalidation is by ETag (size, nanosecond mtime): two builds a moment apart
+    give the same Last-Modified second, and http.server alone would answer 304."""
+    _, host = served
+    status, headers, body = request(host, "/index.html")
+    assert status == 200 and headers.get("etag")
+    conditional = {"If-None-Match": headers["etag"], "If-Modified-Since": headers["last-modified"]}
+    assert request(host, "/index.html", conditional)[0] == 304  # unchanged: not modified
+    page = tmp_path / "site" / "index.html"
+    page.write_text("<!DOCTYPE html><p>rebuilt</p>")  # same second, other bytes
+    status, _, body = request(host, "/index.html", conditional)
+    assert status == 200 and b"rebuilt" in body
+    # the folder's URL (its index.html) too, even when the browser only has Last-Modified to ask with
+    status, headers, _ = request(host, "/")
+    assert status == 200 and headers.get("etag")
+    assert request(host, "/", {"If-None-Match": headers["etag"]})[0] == 304
+    page.write_text("<!DOCTYPE html><p>rebuilt again</p>")
+    for asked in ({"If-None-Match": headers["etag"]}, {"If-Modified-Since": headers["last-modified"]}):
+        status, _, body = request(host, "/", asked)
+        assert status == 200 and b"rebuilt again" in body, asked
+
+
 def test_range_requests(served):
     server, host = served
     whole = bytes(range(256)) * 8192

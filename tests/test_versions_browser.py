@@ -10,6 +10,7 @@ site_builder.versioning, which gives each its own build id."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -26,10 +27,30 @@ from site_builder.static_server import start_server
 MODULE = re.compile(r"^(import|export) ", re.M)
 
 
+def changed_model(site: Path) -> str:
+    """attn4.onnx rewritten with another doc string (other bytes, same model), and
+    metadata.json naming its new size and SHA-256; returns the SHA-256."""
+    import onnx
+
+    path = site / "onnx" / "attn4.onnx"
+    model = onnx.load(str(path))
+    model.doc_string = "the rebuilt attn4 of tests/test_versions_browser.py"
+    onnx.save(model, str(path))
+    data = path.read_bytes()
+    meta_path = site / "onnx" / "metadata.json"
+    metadata = json.loads(meta_path.read_text())
+    sha = hashlib.sha256(data).hexdigest()
+    metadata["models"]["attn4"].update(bytes=len(data), sha256=sha)
+    meta_path.write_text(json.dumps(metadata))
+    return sha
+
+
 def tagged_build(site_dir: Path, dest: Path, tag: str) -> str:
     """A copy of the built site whose pages and modules carry ``tag``, with a
-    build id of its own; returns the id."""
+    build id of its own (the "new" one also with a changed attn4.onnx); returns the id."""
     shutil.copytree(site_dir, dest)
+    if tag == "new":
+        changed_model(dest)
     old = json.loads((dest / versioning.VERSION_FILE).read_text())["build"]
     for path in dest.rglob("*"):
         if path.suffix not in (".html", ".js", ".css") or "vendor" in path.relative_to(dest).parts:
@@ -77,7 +98,13 @@ def open_deck(page, url):
 def open_lab(page, url):
     page.goto(f"{url}/lab/?backend=wasm")
     status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
-    assert status["ok"], status
+    assert status["ok"] and all(m["ok"] for m in status["models"].values()), status
+    return status
+
+
+def model_sha(page) -> str:
+    """The SHA-256 of attn4.onnx in the metadata the page runs with."""
+    return page.evaluate("window.lab.metadata.models.attn4.sha256")
 
 
 @pytest.fixture
@@ -107,6 +134,7 @@ def test_after_a_rebuild_every_visit_runs_one_build(browser, two_builds):
     open_deck(page, url)
     open_lab(page, url)
     assert_one_build(page, "old", builds["old"])
+    old_sha = model_sha(page)
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     wait_kept(page, builds["old"], ["/lab/lab.js"])
 
@@ -114,8 +142,10 @@ def test_after_a_rebuild_every_visit_runs_one_build(browser, two_builds):
     # the next visit: the new pages, the new scripts, nothing of the old build
     open_deck(page, url)
     assert_one_build(page, "new", builds["new"])
-    open_lab(page, url)
+    status = open_lab(page, url)
     assert_one_build(page, "new", builds["new"])
+    new_sha = model_sha(page)
+    assert new_sha != old_sha and status["models"]["attn4"]["from"].startswith("network")  # the new model, checked
     # a reload
     page.reload()
     evaluate(page, "return await window.lab.ready;", timeout_s=240)
@@ -130,16 +160,15 @@ def test_after_a_rebuild_every_visit_runs_one_build(browser, two_builds):
     wait_kept(page, builds["new"], ["/widgets/loader.js"])
     wait_kept(page, builds["new"], ["/decks/part2.html"])
     wait_kept(page, builds["new"], ["/lab/"])
-    page.wait_for_function(
-        "(b) => navigator.serviceWorker.controller?.scriptURL.includes(b) ?? false",
-        arg=builds["new"],
-    )
     context.set_offline(True)
     try:
         page.reload()
         status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
-        assert status["ok"], status
+        assert status["ok"] and all(m["ok"] and m["from"] == "cache" for m in status["models"].values()), status[
+            "models"
+        ]
         assert_one_build(page, "new", builds["new"])
+        assert model_sha(page) == new_sha
         open_deck(page, url)
         assert_one_build(page, "new", builds["new"])
     finally:
