@@ -313,3 +313,19 @@ def test_the_service_worker_keeps_the_pages_opened_after_it_took_control(page, s
         assert page.locator(".widget-error").count() == 0
     finally:
         page.context.set_offline(False)
+
+
+def test_a_deck_opened_as_a_file_says_how_to_serve_its_widgets(browser, site_dir):
+    """Over file:// browsers run no module scripts: each widget says how to serve
+    the site instead of staying at "loading…"."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto((site_dir / "decks" / "part2.html").as_uri())
+        texts = page.evaluate("[...document.querySelectorAll('.widget .widget-loading')].map((p) => p.textContent)")
+        assert len(texts) >= 5
+        for text in texts:
+            assert not text.endswith("loading…") and "make serve" in text, text
+            assert "python3 -m http.server -d build/site" in text
+    finally:
+        context.close()
