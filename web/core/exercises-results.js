@@ -31,7 +31,7 @@ const projectionParams = {
   digits: 0,
   draw(rng) {
     const heads = pick(rng, [2, 4, 8]);
-    return { d: heads * pick(rng, [4, 8, 16]), heads };
+    return { d: heads * pick(rng, [4, 6, 8, 12, 16, 24, 32]), heads };
   },
   answer: ({ d }) => 4 * d * d,
   question: ({ d, heads }) => [

@@ -83,8 +83,12 @@ export function mount(element) {
     const lines = kind.question(inputs);
     question.replaceChildren(...lines.map((line, i) => el('p', { class: i === lines.length - 1 ? 'ex-ask' : undefined },
       line)));
-    seedLine.replaceChildren(`Seed ${seed}: the same seed gives the same numbers (`,
-      el('a', { href: addressWithSeed(seed) }, 'a link with this seed'), ').');
+    const link = el('a', { href: addressWithSeed(seed) }, 'a link with this seed');
+    // the slide's #/N changes after the widget is drawn: take the address when the link is used
+    for (const type of ['focus', 'pointerenter', 'click']) {
+      link.addEventListener(type, () => { link.href = addressWithSeed(seed); });
+    }
+    seedLine.replaceChildren(`Seed ${seed}: the same seed gives the same numbers (`, link, ').');
     hint.textContent = `Hint: ${kind.hint}`;
     solution.replaceChildren(...kind.steps(inputs).map((step) => el('li', {}, step)),
       el('li', { class: 'ex-answer' }, `Answer (${describe(kind)}): ${formatAnswer(kind, kind.answer(inputs))}`));
