@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from . import guards
+from .exercises import exercise_box
 from .fences import code_flags
 from .jinja_env import environment, last_template_frame
 from .listing import listing
@@ -128,6 +129,7 @@ class Renderer:
             listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
             map_strip=lambda name, stage: map_strip(content_dir, name, stage),
             map_code_table=lambda name: code_table(content_dir, name),
+            exercise_box=lambda name: exercise_box(content_dir, name),
         )
         self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
 

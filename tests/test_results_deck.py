@@ -76,7 +76,7 @@ def test_results_lab_link_leads_to_the_lab(page, site_url, site_dir):
 
 SLIDE_TEXTS = """[...document.querySelectorAll('.slides > section')].map(s => {
   const copy = s.cloneNode(true);
-  copy.querySelectorAll('.listing, aside.notes, svg').forEach(x => x.remove());
+  copy.querySelectorAll('.listing, aside.notes, svg, .exercise-box').forEach(x => x.remove());
   return copy.textContent; })"""
 
 
