@@ -5,6 +5,7 @@
 // downloads and the WebGPU probe live in runtime.js.
 
 import { Decoder, contextWindow, startHistory } from '../core/decoding.js';
+import { headMask, hideInWindow } from '../core/ablation.js';
 import { describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl } from './runtime.js';
 import { checkBackend, checkRuns } from './guards.js';
 import { RUNTIMES, VENDOR_DIR, median, timingContext } from './shared.js';
@@ -21,6 +22,9 @@ const state = {
   runtimeErrors: {}, // backend -> message
   tensors: new WeakMap(), // session -> the Tensor class of its onnxruntime-web build
   stops: new Set(),
+  base: null, // the models' folder URL
+  headsBytes: {}, // kind -> Promise<Uint8Array> of its head-switch graph, fetched on first use
+  headsSessions: perRuntime(), // backend -> kind -> Promise<InferenceSession> of the head-switch graph
 };
 
 // Let queued messages (Stop) in between model calls: a macrotask yield without timer clamping.
@@ -48,6 +52,7 @@ function progress(file, name) {
 async function load({ base, metadata, manifest, runtimes = [] }) {
   state.metadata = metadata;
   state.manifest = manifest;
+  state.base = base;
   const report = { runtimes: {} };
   const runtimeLoads = runtimes.map((b) => ensureRuntime(b).then((r) => { report.runtimes[b] = r; }));
   await Promise.all(metadata.order.map(async (kind) => {
@@ -66,6 +71,8 @@ async function load({ base, metadata, manifest, runtimes = [] }) {
   await Promise.all(runtimeLoads);
   report.runtime = report.runtimes[runtimes[0]] ?? null;
   const keep = [...metadata.order.map((k) => new URL(metadata.models[k].file, base).href),
+    ...metadata.order.filter((k) => metadata.models[k].heads_graph)
+      .map((k) => new URL(metadata.models[k].heads_graph.file, base).href),
     ...Object.keys(manifest.builds).map((b) => runtimeUrl(manifest, b))];
   pruneCache(keep).catch(() => {});
   return report;
@@ -103,7 +110,7 @@ async function plan({ backend, considerSoftware = false }) {
 // copies the input before run() resolves, so the next call may overwrite it.
 // IDs are written as two little-endian 32-bit halves (ID, 0): no BigInt per slot.
 const inputBuffers = new Map();
-function feeds(contexts, Tensor) {
+function feeds(contexts, Tensor, mask = null) {
   const width = state.metadata.context;
   let buffer = inputBuffers.get(contexts.length);
   if (!buffer) {
@@ -115,7 +122,13 @@ function feeds(contexts, Tensor) {
     const ctx = contexts[b];
     for (let j = 0, k = 2 * b * width; j < width; j++, k += 2) { halves[k] = ctx[j]; halves[k + 1] = 0; }
   }
-  return { context_ids: new Tensor('int64', flat, [contexts.length, width]) };
+  const out = { context_ids: new Tensor('int64', flat, [contexts.length, width]) };
+  if (mask) {
+    const masks = new Float32Array(contexts.length * mask.length);
+    for (let b = 0; b < contexts.length; b++) masks.set(mask, b * mask.length);
+    out.head_mask = new Tensor('float32', masks, [contexts.length, mask.length]);
+  }
+  return out;
 }
 
 async function createSession(kind, backend) {
@@ -132,9 +145,9 @@ async function createSession(kind, backend) {
 
 // Fetches logits and the final query's attention (or, for the decoding loop,
 // logits only); the full causal matrix (output attention_matrix) only when asked for.
-async function runSession(session, contexts, { matrix = false, logitsOnly = false } = {}) {
+async function runSession(session, contexts, { matrix = false, logitsOnly = false, mask = null } = {}) {
   const names = logitsOnly ? ['logits'] : session.outputNames.filter((n) => n !== 'attention_matrix' || matrix);
-  const outputs = await session.run(feeds(contexts, state.tensors.get(session)), names);
+  const outputs = await session.run(feeds(contexts, state.tensors.get(session), mask), names);
   const logits = outputs.logits;
   // getData() gives a copy that outlives dispose() (downloaded from the GPU, or out of the WASM heap)
   const result = { logits: await logits.getData(), dims: logits.dims.map(Number) };
@@ -247,13 +260,48 @@ function sessionFor(kind, backend) {
   throw new Error(`${kind} is not available on ${backend}: ${why}`);
 }
 
-async function run({ kind, backend, contexts, matrix = false, logitsOnly = false }) {
+// The head-switch graph of an attention model (export/onnx_export.py), fetched,
+// checked and its session created the first time a head is switched off.
+function headsSession(kind, backend) {
+  const sessions = state.headsSessions[backend];
+  if (!sessions[kind]) {
+    sessions[kind] = (async () => {
+      const entry = state.metadata.models[kind].heads_graph;
+      if (!entry) throw new Error(`${kind} has no head-switch graph in metadata.json`);
+      if (!state.headsBytes[kind]) {
+        state.headsBytes[kind] = fetchVerified(new URL(entry.file, state.base).href, { name: entry.file,
+          sha256: entry.sha256, bytes: entry.bytes, onProgress: progress(`${kind}-heads`, entry.file) })
+          .then((got) => new Uint8Array(got.buffer));
+        state.headsBytes[kind].catch(() => { delete state.headsBytes[kind]; });
+      }
+      const bytes = await state.headsBytes[kind];
+      const { ort } = await loadRuntime(state.manifest, backend);
+      const session = await ort.InferenceSession.create(bytes.slice(),
+        { executionProviders: [backend], graphOptimizationLevel: 'all', logSeverityLevel: 3 });
+      state.tensors.set(session, ort.Tensor);
+      return session;
+    })();
+    sessions[kind].catch(() => { delete sessions[kind]; }); // a later try may succeed (back online)
+  }
+  return sessions[kind];
+}
+
+// The session for a call: the model's own graph, or its head-switch graph
+// (and the mask to feed it) when heads are off.
+async function sessionWithHeads(kind, backend, headsOff) {
   const session = sessionFor(kind, backend);
+  if (!headsOff || !headsOff.length) return { session, mask: null };
+  const heads = state.metadata.models[kind].heads;
+  return { session: await headsSession(kind, backend), mask: headMask(heads, headsOff) };
+}
+
+async function run({ kind, backend, contexts, matrix = false, logitsOnly = false, headsOff = null }) {
+  const { session, mask } = await sessionWithHeads(kind, backend, headsOff);
   if (matrix && !session.outputNames.includes('attention_matrix')) {
     throw new Error(`${kind} has no attention, so it has no attention matrix`);
   }
   const t0 = performance.now();
-  const out = await serialized(() => runSession(session, contexts, { matrix, logitsOnly }));
+  const out = await serialized(() => runSession(session, contexts, { matrix, logitsOnly, mask }));
   out.ms = performance.now() - t0;
   out.backend = backend;
   return out;
@@ -290,7 +338,8 @@ async function bench({ kind, backend, runs, runId }) {
 // queued messages (Stop) in.
 const FRAME_MS = 16;
 async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit, top_k: topK = 0,
-  top_p: topP = 1 }) {
+  top_p: topP = 1, headsOff = {}, hide = [] }) {
+  const hidden = new Set(hide);
   const C = state.metadata.vocab_size;
   const options = { context: state.metadata.context, mode, temperature, seed, limit, top_k: topK, top_p: topP };
   const models = kinds.map((kind) => ({
@@ -309,7 +358,7 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
   };
   for (const model of models) {
     try {
-      sessionFor(model.kind, backend);
+      await sessionWithHeads(model.kind, backend, headsOff[model.kind]); // a head-switch graph loads here
     } catch (err) {
       model.loops.forEach((l) => finish(l, 'error', describeError(err)));
     }
@@ -335,9 +384,9 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
       if (!active.length) continue;
       let out;
       try {
-        const contexts = active.map((l) => l.context());
-        for (const l of active) if (!l.first) l.first = [...l.context()]; // once per loop, for lab.generate's report
-        out = await run({ kind: model.kind, backend, contexts, logitsOnly: true });
+        const contexts = active.map((l) => hideInWindow(l.context(), l.history.length, hidden));
+        for (const [b, l] of active.entries()) if (!l.first) l.first = [...contexts[b]]; // for lab.generate's report
+        out = await run({ kind: model.kind, backend, contexts, logitsOnly: true, headsOff: headsOff[model.kind] });
       } catch (err) {
         active.forEach((l) => finish(l, 'error', describeError(err)));
         finishing(active);
