@@ -59,9 +59,9 @@ export function selectPreset(id) {
   }
   const whole = task() === 'score' && preset.source;
   $('prompt').value = whole ? preset.source.text : preset.prompt;
-  if (whole) $('score-eos').checked = true;
   $('preset-note').textContent = whole
-    ? `The whole story, scored with its end (<EOS>) as in the test evaluation. ${preset.note || ''}`
+    ? 'The whole story. Tick "also score the end of the story" to score its <EOS> too, as the test evaluation ' +
+      `does. ${preset.note || ''}`
     : preset.note || '';
   if (preset.source) {
     const src = preset.source;
@@ -133,8 +133,11 @@ export function writeControls(o) {
   schedulePreview();
 }
 
+// Sampled mode's settings do nothing in greedy mode: disabled there, with the reason beside them.
 export function syncModeInputs() {
-  $('seed').disabled = document.querySelector('input[name="mode"]:checked').value !== 'sampled';
+  const greedy = document.querySelector('input[name="mode"]:checked').value !== 'sampled';
+  for (const id of ['temperature', 'top-k', 'top-p', 'seed']) $(id).disabled = greedy;
+  $('sampling-why').hidden = !greedy;
   $('temperature-value').textContent = Number($('temperature').value).toFixed(2);
   $('top-p-value').textContent = Number($('top-p').value).toFixed(2);
 }

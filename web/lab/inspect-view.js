@@ -88,7 +88,13 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
     ablation: experiment.ablation, onToggleHide: experiment.onToggleHide, onRestore: experiment.onRestore }) : null;
   const actions = onScore ? el('p', { class: 'note' }, el('button', { type: 'button', class: 'link-button',
     onclick: onScore, text: 'Score this continuation with all three models' })) : null;
-  container.replaceChildren(intro, lab, el('div', { class: 'inspect-top' }, tops), actions,
+  // the matrices are a few keys away: this link is the panel's first Tab stop
+  const jump = maps.length ? el('p', { class: 'note jump' }, el('a', { href: '#inspect', class: 'jump-matrices',
+    onclick: (e) => {
+      e.preventDefault();
+      container.querySelector('details.matrix-details summary')?.focus();
+    }, text: 'Skip to the attention matrices' })) : null;
+  container.replaceChildren(jump, intro, lab, el('div', { class: 'inspect-top' }, tops), actions,
     maps.length ? el('div', { class: 'attention-intro' },
       el('h3', { text: `Attention at step ${step}` }),
       el('p', { class: 'note' },

@@ -54,11 +54,13 @@ export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide,
 export function headToggles(kind, label, heads, off, onToggle) {
   if (!onToggle) return null;
   const set = new Set(off || []);
-  return el('div', { class: 'head-toggles', role: 'group', 'aria-label': `${label}: switch heads on or off` },
+  const group = el('div', { class: 'head-toggles', role: 'group', 'aria-label': `${label}: switch heads on or off` },
     el('span', { class: 'note', text: 'Heads: ' }),
     Array.from({ length: heads }, (_, h) => el('button', { type: 'button', class: 'head-toggle',
       'data-head': h, 'aria-pressed': set.has(h) ? 'false' : 'true', onclick: () => onToggle(kind, h),
       text: `Head ${h + 1} ${set.has(h) ? 'off' : 'on'}` })));
+  roving(group, '.head-toggle'); // one Tab stop, arrow keys between the heads
+  return group;
 }
 
 // Under an experiment: the probability of the step's chosen token before and after.

@@ -34,7 +34,9 @@ export async function selectStep(kind, index) {
   S.selectedKind = kind;
   for (const k of S.metadata.order) markSelected(S.views[k], index);
   await inspectStep();
-  // focus stays on the chip that was chosen (the redraw never replaces it)
+  // the panel's heading takes focus: the next Tab stops are the panel's own
+  $('inspect-heading').focus({ preventScroll: true });
+  $('inspect').scrollIntoView({ block: 'start' });
 }
 
 // What to run per model: its context at the step, or null when it had stopped before it.

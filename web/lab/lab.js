@@ -25,6 +25,7 @@ import { generate, onGenerationEvent } from './job-generate.js';
 import { renderInspectPanel } from './job-inspect.js';
 import { score, scoreContinuation } from './job-score.js';
 import { lab } from './api.js';
+import { keepPlace, restorePlace } from './keep.js';
 
 const t0 = performance.now();
 
@@ -76,10 +77,17 @@ function wireControls() {
   if (BACKENDS.includes(initial)) $('backend').value = initial;
   $('backend').addEventListener('change', () => { switchBackend($('backend').value); });
   $('generate').addEventListener('click', () => {
-    generate().catch((err) => showPageError(err.message));
+    $('outputs-section').scrollIntoView({ block: 'start' }); // the tokens stream in view
+    S.shown = 'generate';
+    generate().then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
+      `${S.metadata.models[k].label} ${r.models[k].new_tokens} tokens`).join(', ')}. Select a token to inspect it.`))
+      .catch((err) => showPageError(err.message));
   });
   $('score').addEventListener('click', () => {
-    score({ text: $('prompt').value, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));
+    S.shown = 'score';
+    score({ text: $('prompt').value, eos: $('score-eos').checked })
+      .then(() => announce('score-view', 'Scored: the numbers and every token are below.'))
+      .catch((err) => showPageError(err.message));
   });
   $('stop').addEventListener('click', () => { stop(); });
 }
@@ -100,7 +108,14 @@ function buildCards() {
   $('dataset-attribution').textContent = `Stories: ${metadata.dataset.attribution}`;
 }
 
-// Below 700 px only one model card shows at a time; the tabs switch it.
+// After a run from the page: its results come into view and take focus, and a status line says what came.
+function announce(id, text) {
+  $('run-status').textContent = text;
+  $(id).scrollIntoView({ block: 'start' });
+  $(id).focus({ preventScroll: true });
+}
+
+// Below 700 px only one model card shows at a time; the toggles switch it.
 function showModel(kind) {
   document.querySelector('main').dataset.show = kind;
   for (const b of $('model-tabs').querySelectorAll('button')) {
@@ -152,6 +167,8 @@ async function start() {
   wireControls();
   buildCards();
   syncTask();
+  const repeat = restorePlace(); // Back from a slide: the text, the controls, and the run to show again
+  keepPlace();
   const choice = $('backend').value;
   const planned = await download(choice);
   S.phase = 'starting';
@@ -163,6 +180,7 @@ async function start() {
   $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));
   offline.then((o) => (o.ok ? keepOffline() : null)).catch(() => {});
   showModelErrors(status);
+  S.shown = repeat;
   return readyReport(choice, planned, status);
 }
 
@@ -172,8 +190,17 @@ async function keepOffline() {
   return keepShell(shellUrls(urls));
 }
 
+// Back from a slide: the run the learner had shown runs again (seeded, so it comes back the same).
+function repeatRun() {
+  if (S.shown === 'generate') generate().catch((err) => showPageError(err.message));
+  if (S.shown === 'score') {
+    score({ text: $('prompt').value, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));
+  }
+}
+
 window.lab = lab;
 S.ready = lab.ready = start();
+lab.ready.then(repeatRun, () => {});
 lab.ready.catch((err) => {
   showPageError(`The lab could not start: ${err.message}`);
   S.phase = 'failed';

@@ -27,13 +27,13 @@ export function matrixDetails(it, entry, vocab, real, loadSteps) {
     details.append(status);
     loadSteps(it).then((steps) => {
       status.remove();
-      details.append(...matrixBody(it, entry, vocab, real, steps, heads, T));
+      details.append(...matrixBody(it, entry, vocab, real, steps, heads, T, details.clientWidth || 1200));
     }, (err) => { status.className = 'error'; status.textContent = `Could not compute the steps: ${err.message}`; });
   });
   return details;
 }
 
-function matrixBody(it, entry, vocab, real, steps, heads, T) {
+function matrixBody(it, entry, vocab, real, steps, heads, T, avail) {
   const width = it.context.length;
   const positions = real.map((j) => it.offset + j);
   const labels = real.map((j) => visibleToken(vocab.token(it.context[j])));
@@ -47,11 +47,15 @@ function matrixBody(it, entry, vocab, real, steps, heads, T) {
   const agree = stepAgreement({ heads, real, offset: it.offset, width, steps: stepRow,
     matrix: (h, q, k) => it.matrix[((h * T) + q) * T + k] });
   const name = `matrix-view-${it.kind}-${++counter}`;
-  const grid = el('div', { class: 'matrices', 'data-heads': heads });
+  // two columns of heads only while their cells stay readable (10 px or more); never three and one
+  const columns = heads > 1 && ((avail - 24) / 2 - 96) / Math.max(1, real.length) >= 10 ? 2 : 1;
+  const room = (avail - 24 * (columns - 1)) / columns - 96;
+  const grid = el('div', { class: 'matrices', 'data-heads': heads, 'data-columns': columns,
+    style: { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } });
   const draw = (mode) => {
     grid.dataset.mode = mode;
     grid.replaceChildren(...Array.from({ length: heads }, (_, h) => matrixFigure({
-      title: `Head ${h + 1}`, labels, positions, grid, heads,
+      title: `Head ${h + 1}`, labels, positions, room,
       value: mode === 'steps' ? stepwise(h) : onePass(h),
       label: `${entry.label}, head ${h + 1}, ${mode === 'steps' ? 'step by step' : 'one pass (never trained)'}`,
       describe: (q, k, w) => (w === null
@@ -85,10 +89,8 @@ function matrixBody(it, entry, vocab, real, steps, heads, T) {
 
 // One head's matrix: a canvas with token labels on both axes; the cell under the
 // pointer or the keyboard cursor, and its row and column, are highlighted exactly.
-function matrixFigure({ title, labels, positions, value, label, describe, grid, heads }) {
+function matrixFigure({ title, labels, positions, value, label, describe, room }) {
   const n = labels.length;
-  const columns = heads > 1 && (grid.clientWidth || 1200) >= 900 ? 2 : 1;
-  const room = ((grid.clientWidth || 1200) - 24 * (columns - 1)) / columns - 96;
   const cell = Math.max(8, Math.min(22, Math.floor(room / Math.max(1, n))));
   const size = n * cell;
   const ratio = window.devicePixelRatio || 1;

@@ -22,6 +22,7 @@ export const S = {
   inspected: null, // {index, items} with the logits of the inspected step
   inspectCounter: 0, // the latest inspect request: an older answer that arrives later is dropped
   score: null, // the last score result
+  shown: null, // 'generate' or 'score': the last run started from the page's buttons (kept for Back)
   ablation: null, // the inspect view's experiment: {heads_off: {kind: [heads]}, hide: [history positions]}
 };
 

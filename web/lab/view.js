@@ -4,6 +4,7 @@
 import { UNK_ID, detokenizePieces } from '../core/tokenizer.js';
 import { el, fmt, visibleToken } from '../core/dom.js';
 import { slideLink } from './slides.js';
+import { roving } from './roving.js';
 
 export { el, fmt, visibleToken };
 
@@ -95,6 +96,7 @@ export function renderOutput(view, promptTokens, newTokens, steps, stop, onSelec
   }
   view.output.dataset.stop = String(stop);
   markSelected(view, selected);
+  roving(view.output, '.tok'); // the strip is one Tab stop; the arrow keys move between its tokens
 }
 
 function appendChips(view, tokens, from, stop, steps, onSelect) {
