@@ -138,6 +138,7 @@ export function syncModeInputs() {
   const greedy = document.querySelector('input[name="mode"]:checked').value !== 'sampled';
   for (const id of ['temperature', 'top-k', 'top-p', 'seed']) $(id).disabled = greedy;
   $('sampling-why').hidden = !greedy;
+  $('sampling').classList.toggle('folded', greedy); // folded away in greedy mode, where they do nothing
   $('temperature-value').textContent = Number($('temperature').value).toFixed(2);
   $('top-p-value').textContent = Number($('top-p').value).toFixed(2);
 }

@@ -88,7 +88,7 @@ export function renderScore(container, sc, metadata, vocab, onSelect) {
       'Cross-entropy is the mean of −ln p over the tokens; perplexity is e to that power: ',
       'a perplexity of 20 is as unsure as a fair pick among 20 tokens. ',
       slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
-    el('div', { class: 'table-wrap' }, summary),
+    el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scores on this text' }, summary),
     rankNote(sc, metadata),
     scoreLegend(),
     el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in %. ` +
