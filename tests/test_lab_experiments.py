@@ -231,8 +231,9 @@ def test_step_by_step_matrix_is_the_default_with_labels_and_agreement(lab, vocab
     on_cols = fig.locator(".axis-cols li.on")
     assert on_rows.count() == 1 and on_cols.count() == 1
     readout = fig.locator(".readout")
-    assert on_rows.get_attribute("data-pos") == readout.get_attribute("data-q")
-    assert on_cols.get_attribute("data-pos") == readout.get_attribute("data-k")
+    assert on_rows.get_attribute("data-axis-pos") == readout.get_attribute("data-q")
+    assert on_cols.get_attribute("data-axis-pos") == readout.get_attribute("data-k")
+    assert fig.locator(".axis-rows li.linked, .axis-cols li.linked").count() == 0
     # the one-pass view is one click away
     details.locator('input[value="one-pass"]').check()
     assert details.locator(".matrices").get_attribute("data-mode") == "one-pass"

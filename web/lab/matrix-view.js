@@ -101,7 +101,9 @@ function matrixFigure({ title, labels, positions, value, label, describe, room }
   const readout = el('p', { class: 'note readout', 'aria-live': 'polite',
     text: 'Point at or move through the matrix to read a weight.' });
   const axis = (cls) => el('ol', { class: cls, 'aria-hidden': 'true' }, labels.map((t, i) =>
-    el('li', { 'data-pos': positions[i], title: `position ${positions[i]}` }, el('span', { dir: 'auto', text: t }))));
+    // data-axis-pos, not data-pos: a label lights up only as the row or column of the cell being read
+    el('li', { 'data-axis-pos': positions[i], title: `position ${positions[i]}` },
+      el('span', { dir: 'auto', text: t }))));
   const cols = axis('axis-cols');
   const rows = axis('axis-rows');
   let cursor = { q: n - 1, k: n - 1 };
