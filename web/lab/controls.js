@@ -201,6 +201,7 @@ function waitReason() {
     return S.job.kind === 'benchmark' ? 'A benchmark is running: Stop ends it.'
       : S.job.kind === 'score' ? 'Scoring the text…' : null;
   }
+  if (S.phase !== 'ready' && earlyReady().length) return null; // progressive: the first models run already
   if (S.phase === 'download') {
     const { loaded, total } = remaining($('load-progress'));
     return total ? `Waiting for the download: ${fmt.mb(loaded)} of ${fmt.mb(total)} so far.`
@@ -212,6 +213,21 @@ function waitReason() {
   return null;
 }
 
+function earlyReady() {
+  return S.metadata ? S.metadata.order.filter((k) => S.early[k]?.session?.ok) : [];
+}
+
+// While some models are usable and others still download, the line says which.
+function partialNote() {
+  if (S.phase === 'ready') return null;
+  const ready = earlyReady();
+  if (!ready.length) return null;
+  const label = (k) => S.metadata.models[k].label;
+  const rest = S.metadata.order.filter((k) => !ready.includes(k));
+  return rest.length ? `Ready: ${ready.map(label).join(', ')}. Still downloading: ${rest.map(label).join(', ')} ` +
+    '(each joins as soon as its file is checked).' : 'All three models are ready; finishing the start-up.';
+}
+
 // Generate is enabled only when it can run; otherwise the line beside it says why.
 export function updateGenerate() {
   const reason = waitReason();
@@ -220,8 +236,9 @@ export function updateGenerate() {
   $('stop').disabled = !S.job;
   const why = $('generate-why');
   if (why) {
-    why.hidden = !reason;
-    why.textContent = reason || '';
+    const text = reason || partialNote();
+    why.hidden = !text;
+    why.textContent = text || '';
   }
 }
 

@@ -12,9 +12,11 @@ import { checkAblation } from './guards.js';
 import { analyse, readControls, showTask, validate, writeControls } from './controls.js';
 import { resetExperiment, selectStep } from './job-inspect.js';
 
-export async function generate(options = {}) {
+// how.early (the Generate button): start as soon as any model is usable; the
+// API waits for lab.ready.
+export async function generate(options = {}, how = {}) {
   const prompt = options.prompt ?? $('prompt').value;
-  return (await runGeneration(options, [prompt]))[0];
+  return (await runGeneration(options, [prompt], how))[0];
 }
 
 export async function generateMany({ prompts, ...options } = {}) {
@@ -23,12 +25,12 @@ export async function generateMany({ prompts, ...options } = {}) {
 }
 
 // Every (model, prompt) pair decodes on its own, exactly as if run alone.
-function runGeneration(options, prompts) {
-  return runJob('generation', (job) => generateJob(job, options, prompts));
+function runGeneration(options, prompts, how = {}) {
+  return runJob('generation', (job) => generateJob(job, options, prompts, how));
 }
 
-async function generateJob(job, options, prompts) {
-  await S.ready;
+async function generateJob(job, options, prompts, { early = false } = {}) {
+  await (early ? S.files : S.ready);
   const { heads_off: headsOff, hide, ...settings } = options;
   const o = { ...readControls(), ...settings, prompt: prompts[0] };
   validate(o);
@@ -40,7 +42,7 @@ async function generateJob(job, options, prompts) {
   writeControls(o);
   showTask('generate');
   $('page-error').hidden = true;
-  const status = await jobBackend(o.backend);
+  const status = await jobBackend(o.backend, early);
   const run = startRun(job, o, status.backend, analyses);
   try {
     await call('generate', {

@@ -13,19 +13,19 @@ import { analyse, schedulePreview, showPageError, showTask, syncTask } from './c
 
 const SCORE_BATCH = 64; // contexts per model call
 
-export function score(options = {}) {
-  return runJob('score', (job) => scoreJob(job, options));
+export function score(options = {}, how = {}) {
+  return runJob('score', (job) => scoreJob(job, options, how));
 }
 
-async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, hide } = {}) {
-  await S.ready;
+async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, hide } = {}, { early = false } = {}) {
+  await (early ? S.files : S.ready);
   if (typeof text !== 'string') throw new Error('score needs {text: "..."}: the text to score');
   const a = analyse(text);
   if (!a.ids.length && !eos) {
     throw new Error('the text has no tokens to score: type some words (or ask for the EOS target)');
   }
   const ablation = checkAblation(S.metadata, { heads_off: headsOff, hide }, a.history.length);
-  const status = await jobBackend(backend);
+  const status = await jobBackend(backend, early);
   const { targets, contexts } = scoreContexts(a.ids, Boolean(eos), S.metadata.context);
   const hidden = new Set(ablation.hide);
   contexts.forEach((ctx, t) => hideInWindow(ctx, t + 1, hidden)); // target t is read from history[0..t]

@@ -7,7 +7,7 @@
 import { Vocab } from '../core/tokenizer.js';
 import { el } from '../core/dom.js';
 import { keepShell, registerOffline, shellUrls } from '../core/offline.js';
-import { modelCard, renderResults } from './view.js';
+import { backendName, modelCard, renderResults } from './view.js';
 import { installLinking, scrollToNewest } from './inspect-view.js';
 import { linkSlides } from './slides.js';
 import { BACKENDS, MODELS, MODELS_DIR, VENDOR, VENDOR_DIR } from './shared.js';
@@ -30,6 +30,7 @@ import { keepPlace, restorePlace } from './keep.js';
 const t0 = performance.now();
 
 onWorkerEvent((msg) => {
+  if (msg.event === 'model-ready') { modelReady(msg); return; }
   if (msg.event !== 'progress') { onGenerationEvent(msg); return; }
   updateProgress($('load-progress'), msg);
   if (S.phase === 'download') updateGenerate();
@@ -79,13 +80,13 @@ function wireControls() {
   $('generate').addEventListener('click', () => {
     $('outputs-section').scrollIntoView({ block: 'start' }); // the tokens stream in view
     S.shown = 'generate';
-    generate().then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
+    generate({}, { early: true }).then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
       `${S.metadata.models[k].label} ${r.models[k].new_tokens} tokens`).join(', ')}. Select a token to inspect it.`))
       .catch((err) => showPageError(err.message));
   });
   $('score').addEventListener('click', () => {
     S.shown = 'score';
-    score({ text: $('prompt').value, eos: $('score-eos').checked })
+    score({ text: $('prompt').value, eos: $('score-eos').checked }, { early: true })
       .then(() => announce('score-view', 'Scored: the numbers and every token are below.'))
       .catch((err) => showPageError(err.message));
   });
@@ -106,6 +107,26 @@ function buildCards() {
   installLinking($('inspect'));
   renderResults($('results-table'), metadata);
   $('dataset-attribution').textContent = `Stories: ${metadata.dataset.attribution}`;
+}
+
+// Progressive readiness: a model is usable as soon as its own file is checked
+// and its session warmed up; its card says so, and Generate may start.
+function modelReady(msg) {
+  S.early[msg.kind] = { ...msg, page_ms: performance.now() };
+  if (msg.session.ok && S.firstReadyAt === null) {
+    S.firstReadyAt = performance.now();
+    S.earlyBackend = msg.backend;
+  }
+  showModelStatus(msg.kind, msg.session.ok, msg.backend, msg.session.error);
+  updateGenerate();
+}
+
+function showModelStatus(kind, ok, backend, error) {
+  const status = S.views[kind]?.status;
+  if (!status) return;
+  status.dataset.state = ok ? 'ready' : 'failed';
+  status.textContent = ok ? `Ready: file checked, session warmed up on ${backendName(backend)}.`
+    : `Not usable: ${error || 'see the message above'}`;
 }
 
 // After a run from the page: its results come into view and take focus, and a status line says what came.
@@ -131,7 +152,10 @@ async function download(choice) {
   renderPlan($('load-progress'), [...planned.runtimes.map(runtimeItem),
     ...S.metadata.order.map((kind) => ({ file: kind, label: models[kind].label, bytes: models[kind].bytes }))]);
   updateGenerate();
-  S.load = await call('load', { base: MODELS, metadata: S.metadata, manifest: S.manifest, runtimes: planned.runtimes });
+  // one runtime planned: each model's session is made as soon as its file is checked (progressive readiness)
+  const early = planned.runtimes.length === 1 ? planned.runtimes[0] : null;
+  S.load = await call('load', { base: MODELS, metadata: S.metadata, manifest: S.manifest, runtimes: planned.runtimes,
+    early });
   showLoadTable();
   return planned;
 }
@@ -146,8 +170,10 @@ function readyReport(choice, planned, status) {
     models[kind] = { ok: Boolean(load.ok && sess?.ok), error: modelError(load, sess, status),
       bytes: load.bytes ?? null, download_ms: load.download_ms ?? null, hash_ms: load.hash_ms ?? null,
       from: load.from ?? null, network_bytes: load.network_bytes ?? null,
-      create_ms: sess?.create_ms ?? null, warmup_ms: sess?.warmup_ms ?? null };
+      create_ms: sess?.create_ms ?? null, warmup_ms: sess?.warmup_ms ?? null,
+      ready_page_ms: S.early[kind]?.session?.ok ? S.early[kind].page_ms : null };
   }
+  const now = performance.now();
   const networkBytes = [...Object.values(report.runtimes), ...S.metadata.order.map((k) => report[k])]
     .reduce((a, r) => a + (r?.network_bytes ?? 0), 0);
   return { backend: status.backend ?? null, choice, ok: Boolean(status.ok), runtime: report.runtime,
@@ -155,12 +181,15 @@ function readyReport(choice, planned, status) {
     choice_reason: status.choice_reason ?? null, software_adapter: status.software_adapter ?? null,
     timed_ms: status.timed_ms ?? null,
     fallback_reason: status.fallback_reason ?? null, adapter: status.adapter ?? null,
-    error: status.ok ? null : status.error, models, ready_ms: performance.now() - t0, page_ms: performance.now() };
+    error: status.ok ? null : status.error, models, ready_ms: now - t0, page_ms: now,
+    first_model_ready_ms: S.firstReadyAt ?? (status.ok ? now : null) };
 }
 
 async function start() {
   if (location.protocol === 'file:') throw new Error('the lab needs a local web server (see the message above)');
   const offline = registerOffline();
+  let filesLoaded;
+  S.files = new Promise((resolve) => { filesLoaded = resolve; });
   await loadFiles();
   linkSlides();
   fillPresets(S.presets);
@@ -169,12 +198,17 @@ async function start() {
   syncTask();
   const repeat = restorePlace(); // Back from a slide: the text, the controls, and the run to show again
   keepPlace();
+  filesLoaded();
   const choice = $('backend').value;
   const planned = await download(choice);
   S.phase = 'starting';
   updateGenerate();
   const status = await useBackend(choice).catch((err) => ({ ok: false, error: err.message, models: {} }));
   S.phase = 'ready';
+  for (const kind of S.metadata.order) {
+    const m = status.models?.[kind];
+    showModelStatus(kind, Boolean(status.ok && m?.ok), status.backend, m?.error || status.error);
+  }
   updateGenerate();
   // the download is done: its bars fold into the Runtime section, out of the learner's way
   $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));

@@ -3,6 +3,10 @@
 
 export const S = {
   ready: null, // lab.ready: the start-up promise every job waits for
+  files: null, // the build's files loaded and the page built: a run from the page's buttons may start then
+  early: {}, // kind -> its 'model-ready' event: usable before the others arrive (progressive readiness)
+  earlyBackend: null, // the runtime those early sessions run on
+  firstReadyAt: null, // page time (ms since navigation) the first model became usable
   metadata: null, // onnx/metadata.json
   vocab: null, // a Vocab of onnx/vocab.json
   presets: [], // onnx/presets.json
