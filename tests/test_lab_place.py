@@ -8,6 +8,7 @@ import re
 
 import pytest
 from test_lab_browser import KINDS, open_lab
+from test_lab_views import AXE
 
 from common.chromium import evaluate
 
@@ -139,6 +140,21 @@ def test_the_phone_switcher_is_real_toggles(browser, site_url):
     buttons.nth(2).focus()
     page.keyboard.press("Enter")
     assert [b.get_attribute("aria-pressed") for b in buttons.all()] == ["false", "false", "true"]
+    # the 390 px lab with an experiment on and the matrices open: no sideways scroll, axe clean
+    evaluate(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 5});")
+    page.click('.model-card[data-kind="attn4"] .tok[data-step="2"]')
+    page.locator('.inspect-attention[data-kind="attn4"] .head-toggle[data-head="2"]').click()
+    page.wait_for_selector(".intervention .restore")
+    page.locator('.inspect-attention[data-kind="attn4"] details.matrix-details summary').click()
+    page.locator('.inspect-attention[data-kind="attn4"] canvas.matrix').first.wait_for()
+    assert page.locator('.inspect-attention[data-kind="attn4"] .matrices').get_attribute("data-columns") == "1"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        "async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact,"
+        " nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))"
+    )
+    assert not [v for v in found if v["impact"] in ("serious", "critical")], found
     context.close()
 
 

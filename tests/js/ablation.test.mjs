@@ -51,3 +51,37 @@ test('stepAgreement: counts rows whose strongest source matches and the largest 
   assert.deepEqual({ rows: out.rows, same: out.same }, { rows: 3, same: 2 });
   assert.ok(Math.abs(out.maxDiff - 0.3) < 1e-12);
 });
+
+import { checkAblation, noAblation } from '../../web/lab/guards.js';
+
+const META = {
+  order: ['mlp', 'attn1', 'attn4'],
+  models: { mlp: { heads: 0, label: 'Fixed-window MLP' }, attn1: { heads: 1 }, attn4: { heads: 4 } },
+};
+
+test('checkAblation: normalizes good options, every attention model named', () => {
+  assert.deepEqual(checkAblation(META, {}), { heads_off: { attn1: [], attn4: [] }, hide: [] });
+  assert.deepEqual(checkAblation(META, { heads_off: { attn4: [3, 1] }, hide: [4, 0] }, 5),
+    { heads_off: { attn1: [], attn4: [1, 3] }, hide: [0, 4] });
+  assert.ok(noAblation(checkAblation(META, { heads_off: { attn4: [] } })));
+  assert.ok(!noAblation(checkAblation(META, { hide: [1] }, 3)));
+});
+
+test('checkAblation: every bad value is refused with a message that names the option', () => {
+  const bad = [
+    [{ heads_off: { attn9: [0] } }, /^heads_off: unknown model "attn9"/],
+    [{ heads_off: { constructor: [0] } }, /^heads_off: unknown model/],
+    [{ heads_off: { mlp: [0] } }, /^heads_off\.mlp: .* no attention heads/],
+    [{ heads_off: { attn4: [4] } }, /^heads_off\.attn4: head 4 does not exist \(attn4 has heads 0 to 3/],
+    [{ heads_off: { attn4: [1.5] } }, /^heads_off\.attn4: 1\.5 is not a whole head number/],
+    [{ heads_off: { attn4: [2, 2] } }, /^heads_off\.attn4 lists head 2 twice/],
+    [{ heads_off: { attn4: 2 } }, /^heads_off\.attn4 must be an array/],
+    [{ heads_off: [1] }, /^heads_off must be an object/],
+    [{ hide: [5] }, /^hide: position 5 is outside the token history \(positions 0 to 4/],
+    [{ hide: [-1] }, /^hide: position -1/],
+    [{ hide: ['1'] }, /^hide: "1" is not a whole position number/],
+    [{ hide: [1, 1] }, /^hide lists position 1 twice/],
+    [{ hide: 3 }, /^hide must be an array/],
+  ];
+  for (const [options, message] of bad) assert.throws(() => checkAblation(META, options, 5), { message });
+});
