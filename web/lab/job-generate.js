@@ -8,12 +8,15 @@ import { renderOutput, renderStats } from './view.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { runJob, jobBackend } from './jobs.js';
+import { checkAblation } from './guards.js';
 import { analyse, readControls, showTask, validate, writeControls } from './controls.js';
-import { selectStep } from './job-inspect.js';
+import { resetExperiment, selectStep } from './job-inspect.js';
 
-export async function generate(options = {}) {
+// how.early (the Generate button): start as soon as any model is usable; the
+// API waits for lab.ready.
+export async function generate(options = {}, how = {}) {
   const prompt = options.prompt ?? $('prompt').value;
-  return (await runGeneration(options, [prompt]))[0];
+  return (await runGeneration(options, [prompt], how))[0];
 }
 
 export async function generateMany({ prompts, ...options } = {}) {
@@ -22,25 +25,30 @@ export async function generateMany({ prompts, ...options } = {}) {
 }
 
 // Every (model, prompt) pair decodes on its own, exactly as if run alone.
-function runGeneration(options, prompts) {
-  return runJob('generation', (job) => generateJob(job, options, prompts));
+function runGeneration(options, prompts, how = {}) {
+  return runJob('generation', (job) => generateJob(job, options, prompts, how));
 }
 
-async function generateJob(job, options, prompts) {
-  await S.ready;
-  const o = { ...readControls(), ...options, prompt: prompts[0] };
+async function generateJob(job, options, prompts, { early = false } = {}) {
+  await (early ? S.files : S.ready);
+  const { heads_off: headsOff, hide, ...settings } = options;
+  const o = { ...readControls(), ...settings, prompt: prompts[0] };
   validate(o);
   for (const p of prompts) if (typeof p !== 'string') throw new Error('every prompt must be a string');
+  const analyses = prompts.map(analyse);
+  // hide indexes the token history (BOS = 0) of every prompt: checked against the shortest
+  const ablation = checkAblation(S.metadata, { heads_off: headsOff, hide },
+    Math.min(...analyses.map((a) => a.history.length)));
   writeControls(o);
   showTask('generate');
   $('page-error').hidden = true;
-  const status = await jobBackend(o.backend);
-  const analyses = prompts.map(analyse);
+  const status = await jobBackend(o.backend, early);
   const run = startRun(job, o, status.backend, analyses);
   try {
     await call('generate', {
       runId: run.id, kinds: S.metadata.order, backend: status.backend, prompts: analyses.map((a) => a.ids),
       mode: o.mode, temperature: o.temperature, seed: o.seed >>> 0, limit: o.limit, top_k: o.top_k, top_p: o.top_p,
+      headsOff: ablation.heads_off, hide: ablation.hide,
     });
   } finally {
     flushRender();
@@ -48,7 +56,8 @@ async function generateJob(job, options, prompts) {
   }
   return analyses.map((analysis, p) => ({
     prompt: prompts[p], prompt_ids: analysis.ids, prompt_tokens: analysis.tokens,
-    history_length: analysis.history.length, backend: status.backend, options: { ...o, prompt: prompts[p] },
+    history_length: analysis.history.length, backend: status.backend,
+    options: { ...o, prompt: prompts[p], heads_off: ablation.heads_off, hide: ablation.hide },
     models: Object.fromEntries(S.metadata.order.map((kind) => [kind, modelResult(run.results[p][kind])])),
   }));
 }
@@ -68,6 +77,7 @@ function startRun(job, options, backend, analyses) {
     S.views[kind].text.replaceChildren();
   }
   S.run = run;
+  resetExperiment();
   S.selected = null;
   S.inspected = null;
   $('inspect-body').replaceChildren();

@@ -34,8 +34,13 @@ export function slideIndex(key) {
   return Math.max(0, (slideTitles()[s.deck] || []).indexOf(s.title));
 }
 
-export function slideHref(key) {
-  return `../decks/${SLIDES[key].deck}.html#/${slideIndex(key)}`;
+// On a phone the link opens the slide in the deck's reading view (every slide
+// in order, each with an anchor), which a narrow screen reads better than the deck.
+const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 700px)').matches;
+
+export function slideHref(key, phone = narrow()) {
+  const s = SLIDES[key];
+  return phone ? `../read/${s.deck}.html#slide-${slideIndex(key)}` : `../decks/${s.deck}.html#/${slideIndex(key)}`;
 }
 
 export function slideLink(key, text) {
