@@ -212,10 +212,10 @@ got["part3_batch.model.loss"] = float(loss)
 got["part3_batch.model.target_probabilities"] = p_target.tolist()
 
 # %% [markdown]
-# Full-sequence attention costs T x T x D multiply-adds for the scores (Q K^T)
+# Full-sequence attention costs w x w x d multiply-adds for the scores (Q K^T)
 # and again for the mixing (A V), whatever the number of heads (each head does
-# T x T x d_k with d_k = D / heads); only the stored weights grow with the
-# heads. Our models score only the final query: 2 x T x D.
+# w x w x d_k with d_k = d / heads); only the stored weights grow with the
+# heads. Our models score only the final query: 2 x w x d.
 
 # %%
 T_, D_, n_heads = CONTEXT, model.config.d, model.config.n_heads

@@ -48,7 +48,7 @@ def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
     assert widget.get_attribute("data-mounted") == "true"
     page.evaluate(f"Reveal.slide({slide_with(page, '.widget[data-widget=part3-heads]')})")
     slide = page.evaluate("Reveal.getIndices().h")
-    slider = widget.get_by_label("Receiver slot")
+    slider = widget.get_by_label("Query slot")
     slider.focus()
     slider.press("Home")
     assert widget.get_attribute("data-row") == "1"
@@ -62,9 +62,9 @@ def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
     radio.focus()
     page.keyboard.press("Space")
     assert widget.get_attribute("data-head") == "2"
-    row = f["n_tokens"] - 2  # 0-based receiver shown now
+    row = f["n_tokens"] - 2  # 0-based query row shown now
     message = ", ".join(f"{x:.3f}".replace("-", "−") for x in f["heads"][1]["H"][row])
-    assert f"H = AV = [{message}]" in widget.locator(".p3-readout").text_content()
+    assert f"message AV = [{message}]" in widget.locator(".p3-readout").text_content()
     page.watch.assert_clean()
 
 
@@ -90,7 +90,7 @@ SLIDE_TEXTS = """[...document.querySelectorAll('.slides > section')].map(s => {
 
 
 def test_part3_teaches_w_v_before_the_explorer_shows_v(page, site_url):
-    """The explorer shows V and H = AV, so it comes after the slide that
+    """The explorer shows V and the messages AV, so it comes after the slide that
     introduces W_V; the keys slide's note does not promise W_V "on the next slide"."""
     open_deck(page, site_url, SLUG)
     w_v = slide_with(page, "[data-source='part3_fisherman.W_V']")
@@ -103,7 +103,7 @@ def test_part3_teaches_w_v_before_the_explorer_shows_v(page, site_url):
     assert "next slide" not in note
     # the explorer slide has its own text and a static fallback of both heads' weights
     section = page.locator(".slides > section").nth(explorer)
-    assert "H = AV" in section.text_content()
+    assert "AV" in section.text_content()
     assert section.locator("aside.notes table[data-source^='part3_fisherman.heads']").count() == 2
     page.watch.assert_clean()
 

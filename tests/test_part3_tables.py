@@ -155,6 +155,9 @@ def test_generation_step_is_the_greedy_allowed_choice(models_dir):
     assert g["choice_id"] not in (PAD_ID, BOS_ID, UNK_ID)
     assert g["top"]["labels"][0] == g["choice"]
     assert g["top"]["values"] == sorted(g["top"]["values"], reverse=True)
+    # the slide's renormalisation: p(choice) among the allowed IDs = unblocked p / (1 - specials' share)
+    expected = g["choice_probability_unblocked"] / (1 - g["excluded_probability"])
+    assert g["top"]["values"][0] == pytest.approx(expected, rel=1e-5)
 
 
 def plain_greedy(model, history, limit=24):
@@ -317,6 +320,8 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
         assert by[tok]["cosine_to_start"] < 0.99 and by[tok]["gap_to_decayed_start"] > 0.1
     assert t["position_shape"] == [64, 64] and t["position_parameters"] == 64 * 64
     assert t["position_cos_neighbours"] > t["position_cos_far"]
+    # the starting table (rebuilt from the seed) is the baseline the slide quotes: random rows, no order
+    assert abs(t["start_position_cos_neighbours"]) < 0.05 and abs(t["start_position_cos_far"]) < 0.05
     gaps = t["position_cos_by_gap"]
     assert len(gaps) == 63 and gaps[0] == pytest.approx(t["position_cos_neighbours"])
     import xml.etree.ElementTree as ET
