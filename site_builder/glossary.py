@@ -36,6 +36,9 @@ class _Reader(HTMLParser):
         ("pre", None),
         ("mrow", None),  # MathML glyphs; the TeX annotation beside them is kept
         ("nav", "map"),
+        ("table", "map-code"),  # the map's box labels and their files
+        ("p", "story"),  # quoted stories: data, not course prose
+        ("blockquote", "story"),
         ("div", "listing"),
         ("span", "katex-html"),
     }
@@ -120,13 +123,16 @@ def links(html: str) -> list[tuple[str, str]]:
 
 def check(spec: dict, decks: list) -> list[dict]:
     """Check every term against the rendered decks (in course order); return
-    the glossary page's rows, each with the defining slide's deck and number."""
-    rows, course = [], [(d, i, s) for d in decks for i, s in enumerate(d.slides)]
+    the glossary page's rows, each with the defining slide's deck and number.
+    Raises GlossaryError listing every problem found."""
+    rows, problems = [], []
+    course = [(d, i, s) for d in decks for i, s in enumerate(d.slides)]
+    texts = [slide_text(s.html) + " " + slide_text(s.notes) for _, _, s in course]
     for w in spec.get("avoid", []):
         pattern = re.compile(w["match"], re.I)
-        for deck, i, s in course:
-            if pattern.search(slide_text(s.html) + " " + slide_text(s.notes)):
-                raise GlossaryError(
+        for (deck, i, s), text in zip(course, texts):
+            if pattern.search(text):
+                problems.append(
                     f"content/decks/{deck.slug}.md: slide {i + 1} ({s.title!r}) says {w['word']!r}: "
                     f"the course calls it {w['use']!r} ({FILE})"
                 )
@@ -134,19 +140,18 @@ def check(spec: dict, decks: list) -> list[dict]:
         try:
             n = slide_index(decks, t.deck, t.slide)
         except LinkError as exc:
-            raise GlossaryError(f"{FILE}: term {t.term!r}: {exc}") from None
+            problems.append(f"{FILE}: term {t.term!r}: {exc}")
+            continue
         defining = next(k for k, (d, i, _) in enumerate(course) if d.slug == t.deck and i == n)
         d_slide = course[defining][2]
         if not t.pattern.search(slide_text(d_slide.html)):
-            raise GlossaryError(f"{FILE}: term {t.term!r}: its defining slide {t.slide!r} does not use it")
-        first = next(
-            k for k, (_, _, s) in enumerate(course) if t.pattern.search(slide_text(s.html) + " " + slide_text(s.notes))
-        )
+            problems.append(f"{FILE}: term {t.term!r}: its defining slide {t.slide!r} does not use it")
+        first = next((k for k, text in enumerate(texts) if t.pattern.search(text)), defining)
         if first < defining:
             deck, i, s = course[first]
             ok = (f"glossary.html#{t.id}", f"{t.deck}.html#/{n}")
             if not any(href.endswith(ok) and t.pattern.search(text) for href, text in links(s.html) + links(s.notes)):
-                raise GlossaryError(
+                problems.append(
                     f"content/decks/{deck.slug}.md: slide {i + 1} ({s.title!r}) uses {t.term!r} before "
                     f"{t.deck} slide {n + 1} ({t.slide!r}) teaches it: define it there, or link its first use "
                     f"to ../glossary.html#{t.id} ({FILE})"
@@ -154,12 +159,15 @@ def check(spec: dict, decks: list) -> list[dict]:
         title = re.search(r"<h[12][^>]*>(.*?)</h[12]>", str(d_slide.html), re.S)
         title = slide_text(title.group(1)) if title else t.slide
         rows.append({"id": t.id, "term": t.term, "means": t.means, "deck": t.deck, "slide": n, "title": title})
+    ids = {t.id for t in spec["terms"]}
     for deck, i, s in course:  # every glossary link names a term
         for href, _ in links(s.html) + links(s.notes):
             m = re.search(r"glossary\.html#([a-z0-9-]+)$", href)
-            if m and m.group(1) not in {t.id for t in spec["terms"]}:
-                raise GlossaryError(
+            if m and m.group(1) not in ids:
+                problems.append(
                     f"content/decks/{deck.slug}.md: slide {i + 1} links glossary.html#{m.group(1)}, "
                     f"which is not a term of {FILE}"
                 )
+    if problems:
+        raise GlossaryError("glossary: " + "\n  ".join(problems))
     return sorted(rows, key=lambda r: r["term"].lower())

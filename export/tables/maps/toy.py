@@ -226,8 +226,6 @@ def batch(maps_toy: Toy) -> dict:
                 ["C", len(vocab), "vocabulary items, specials included"],
                 ["d", D, "embedding width"],
                 ["H", H, "hidden units"],
-                ["d_k", D_K, "query/key width"],
-                ["d_v", D_V, "value width"],
             ],
         },
         "course": {
