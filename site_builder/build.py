@@ -13,7 +13,7 @@ from common.files import read_json
 from common.publish import build_lock, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, HELD_OUT_PRESET, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
-from . import assemble, navigation, palette_css, reference
+from . import assemble, navigation, notebook_pages, palette_css, reference
 from .archive import ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
@@ -111,6 +111,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
     lab = (inp.web / "lab" / "index.html").is_file()
     nav = navigation.links(decks, lab, ref.pages)
     reference.write(env, staging, ref, ref.pages, inp.node_modules)
+    notebook_pages.write(env, staging, executed, decks, nav, ref.pages)
     for deck in decks:
         html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
         (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")

@@ -29,7 +29,8 @@ def links(decks: list, lab: bool, pages: dict | None = None) -> dict[str, dict]:
             "title": full_title(deck),
             "slides": f"decks/{deck.slug}.html",
             "reading": f"read/{deck.slug}.html",
-            "notebook": f"notebooks/{deck.slug}.ipynb",
+            "notebook": f"notebooks/{deck.slug}.html",  # the executed notebook as a page
+            "notebook_ipynb": f"notebooks/{deck.slug}.ipynb",
             "lab": "lab/index.html" if lab else None,
             "notation": pages.get("notation"),
             "glossary": pages.get("glossary"),

@@ -156,3 +156,32 @@ def test_part3_worked_sd_uncovers_one_step_at_a_time(page, site_url, site_dir):
     assert f"{sd['reduction_percent']:.1f}% lower" in text  # the direction word follows the numbers
     assert sd["mean"] < sd["baseline_mean"]
     page.watch.assert_clean()
+
+
+def test_part3_sampling_widget_reshapes_the_bars_with_the_lab_rule(page, site_url, site_dir):
+    """The sliders set temperature, top-k and top-p; the bars show the
+    probabilities export/decoding.py gives for those settings (the table's
+    checks), and the keyboard moves a slider without leaving the slide."""
+    dec = table(site_dir, "part3_decoding")
+    open_deck(page, site_url, SLUG)
+    widget = page.locator(".widget[data-widget='part3-sampling']")
+    assert widget.get_attribute("data-mounted") == "true"
+    index = slide_with(page, ".widget[data-widget=part3-sampling]")
+    page.evaluate(f"Reveal.slide({index})")
+    sliders = widget.locator("input[type=range]")
+    assert sliders.count() == 3
+    t, k, p = (sliders.nth(i) for i in range(3))
+    set_to = "(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }"
+    for check in dec["checks"]:
+        t.evaluate(set_to, round(check["temperature"] * 20) - 1)
+        k.evaluate(set_to, check["top_k"])
+        p.evaluate(set_to, round(check["top_p"] * 20) - 1)
+        values = widget.locator(".bar-value").all_text_contents()
+        want = [f"{q:.3f}" for _, q in check["top"]]
+        assert values[: len(want)] == want, (check, values)
+        assert widget.get_attribute("data-kept") == str(check["kept"])
+    t.focus()
+    t.press("Home")
+    assert page.evaluate("Reveal.getIndices().h") == index
+    assert float(widget.get_attribute("data-top")) > 0.99  # T = 0.05: greedy in all but name
+    page.watch.assert_clean()

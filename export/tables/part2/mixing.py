@@ -36,6 +36,12 @@ def pooled_table() -> dict:
                 + [["", f"mean m{B7}", "", "", *L(mean)], ["", f"chosen m{B7}", "", "", *L(summary)]],
             ),
         }
+    # each sentence's hand-picked weights applied to the other sentence: a fixed rule cannot suit both
+    E = {name: toy.embed(s)[: toy.BANK] for name, s in toy.SENTENCES.items()}
+    out["crossed"] = {
+        "river_weights_on_cheque": L(np.array(CHOSEN_WEIGHTS["river"]) @ E["cheque"]),
+        "cheque_weights_on_river": L(np.array(CHOSEN_WEIGHTS["cheque"]) @ E["river"]),
+    }
     return out
 
 
