@@ -25,6 +25,7 @@ except ImportError as exc:
         'unpack it, run `make site` in that folder, then `.venv/bin/pip install -e ".[notebooks]"` and '
         "`.venv/bin/jupyter lab notebooks/`."
     ) from exc
+print("The course's code (models/) is importable.")
 
 # %% [markdown]
 # # Part II: attention, in code

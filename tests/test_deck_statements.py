@@ -65,7 +65,7 @@ def takeaway(s: dict) -> str:
 # 1. query rows the model was never trained on
 def test_every_query_row_says_which_row_was_trained_and_shows_the_per_step_rows(site_dir):
     teach = slide(site_dir, "results", "For teaching: every query row")
-    assert "only ever used the last query row" in takeaway(teach)
+    assert "only ever used the last query row" in takeaway(teach) and "never trained" in takeaway(teach)
     ps = table(site_dir, "results_per_step")
     if not ps.get("available"):
         pytest.skip("no checkpoints")

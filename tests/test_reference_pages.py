@@ -143,3 +143,24 @@ def test_a_slide_link_to_a_missing_heading_stops_the_build(mini, capsys):
     deck(content, "links", 3, "## One\n\nSee {{ m.see('mini', 'Nowhere', 'a slide') }}.")
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 1 and "content/decks/links.md: slide link: no slide of mini has the heading 'Nowhere'" in log
+
+
+# ---- in the browser --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page_path", ["notation.html", "glossary.html", "notebooks/maps.html", "notebooks/part3.html"])
+def test_reference_pages_pass_axe_and_read_on_a_phone(browser, site_url, site_dir, page_path):
+    if not (site_dir / page_path).exists():
+        pytest.skip(f"{page_path} not built (a build without notebooks)")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.goto(f"{site_url}/{page_path}")
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+    page.add_script_tag(path=str(Path(__file__).resolve().parent.parent / "node_modules/axe-core/axe.min.js"))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    bad = [(v["id"], v["impact"]) for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad and not errors, (bad, errors)
+    context.close()

@@ -72,5 +72,5 @@ export function mount(element, data) {
   }
 
   element.append(el("div", { class: "p2-controls" }, [t.node, k.node, p.node]), bars, readout);
-  t.update();
+  for (const control of [t, k, p]) control.update(); // fills every <output>; the last one draws the bars
 }

@@ -60,7 +60,7 @@ def overfitting_chart(runs: list[dict], traces: list[list[dict]]) -> str:
             element("line", x1=20, x2=50, y1=356, y2=356, stroke=INK_SOFT, stroke_width=2.5),
             label(58, 361, "validation loss", size=14),
             element("line", x1=220, x2=250, y1=356, y2=356, stroke=INK_SOFT, stroke_width=2.5, stroke_dasharray="6 4"),
-            label(258, 361, "training loss (mean over the last steps' batches)", size=14),
+            label(258, 361, "training loss (mean of the batches since the previous evaluation)", size=14),
         ],
         cls="key",
     )
@@ -106,7 +106,15 @@ def overfitting(results: dict | None, seed: int = CHECKPOINT_SEED) -> dict:
         "first_shown_step": first,
         "by_kind": by_kind,
         "svg": overfitting_chart(runs, traces),
-        "header": ["model", "selected step", "training", "validation", "last step", "training", "validation"],
+        "header": [
+            "model",
+            "selected step",
+            "training loss there",
+            "validation loss there",
+            "last step",
+            "training loss",
+            "validation loss",
+        ],
         "rows": [
             [
                 v["label"],
