@@ -65,17 +65,17 @@ def _outputs(cell: dict) -> str:
     for out in cell.get("outputs", []):
         kind = out.get("output_type")
         if kind == "stream":
-            parts.append(f'<pre class="nb-output">{escape(ANSI.sub("", _text(out["text"])))}</pre>')
+            parts.append(f'<pre class="nb-output" tabindex="0">{escape(ANSI.sub("", _text(out["text"])))}</pre>')
         elif kind in ("execute_result", "display_data"):
             data = out.get("data", {})
             if "image/png" in data:
                 png = _text(data["image/png"]).replace("\n", "")
                 parts.append(f'<img class="nb-image" alt="figure output" src="data:image/png;base64,{png}">')
             elif "text/plain" in data:
-                parts.append(f'<pre class="nb-output">{escape(_text(data["text/plain"]))}</pre>')
+                parts.append(f'<pre class="nb-output" tabindex="0">{escape(_text(data["text/plain"]))}</pre>')
         elif kind == "error":
             trace = ANSI.sub("", "\n".join(out.get("traceback", [])))
-            parts.append(f'<pre class="nb-output nb-error">{escape(trace)}</pre>')
+            parts.append(f'<pre class="nb-output nb-error" tabindex="0">{escape(trace)}</pre>')
     return "".join(parts)
 
 
@@ -88,7 +88,7 @@ def render(notebook: Path) -> tuple[list[dict], list[str]]:
         if cell["cell_type"] == "markdown":
             cells.append({"kind": "markdown", "html": Markup(md.render(source))})
         elif cell["cell_type"] == "code":
-            code = highlight(source, PythonLexer(), formatter)
+            code = highlight(source, PythonLexer(), formatter).replace("<pre>", '<pre tabindex="0">', 1)
             cells.append({"kind": "code", "html": Markup(code), "outputs": Markup(_outputs(cell))})
     return cells, md.ids
 

@@ -126,7 +126,7 @@ def test_results_protocol_training_commands_and_takeaways(page, site_url, site_d
         assert value in text, value
     build = page.evaluate("""[...document.querySelectorAll('.slides > section')]
         .findIndex(s => (s.querySelector('h2')?.textContent || '').includes('head width is set'))""")
-    assert "d // n" in page.locator(".slides > section").nth(build).locator(".listing").text_content()
+    assert "d // n" in " ".join(page.locator(".slides > section").nth(build).locator(".listing").all_text_contents())
     all_text = " ".join(page.evaluate(SLIDE_TEXTS))
     assert "make train-resume" in all_text and "overwrites" in all_text and "--profile smoke" in all_text
     summary = table(site_dir, "results_summary")
