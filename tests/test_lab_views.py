@@ -341,7 +341,8 @@ def test_slide_links_land_on_the_slides_that_teach_them(lab, site_dir):
     is the one web/lab/slides.js names (read here from the built deck)."""
     hrefs = lab.locator("a[data-slide]").evaluate_all("as => as.map((a) => [a.dataset.slide, a.getAttribute('href')])")
     slides = lab.evaluate("async () => (await import('./slides.js')).SLIDES")
-    assert {k for k, _ in hrefs} >= {"greedy", "temperature", "eos", "unk", "perplexity", "results"}
+    assert {k for k, _ in hrefs} >= {"greedy", "temperature", "topk", "topp", "eos", "unk", "perplexity", "results"}
+    assert slides["temperature"]["deck"] == slides["topk"]["deck"] == slides["topp"]["deck"] == "part3"
     expected = {}
     for key, spec in slides.items():
         html = (site_dir / "decks" / f"{spec['deck']}.html").read_text(encoding="utf-8")

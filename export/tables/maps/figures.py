@@ -112,7 +112,7 @@ def attention_arrows(att: dict) -> str:
     desc_parts = []
     for b, (toks, ws) in enumerate(zip(tokens, weights)):
         pairs = ", ".join(f"{t} {wt:.3f}" for t, wt in zip(toks, ws))
-        desc_parts.append(f"example {b}: {pairs}")
+        desc_parts.append(f"example {b + 1}: {pairs}")
     desc = (
         "Arrows from each context slot to the final query, drawn as thick as the toy model's attention weight: "
         + "; ".join(desc_parts)
@@ -121,8 +121,8 @@ def attention_arrows(att: dict) -> str:
     dr = Drawing(1000, 340, "maps-attention-arrows", "Where the final query reads: the real attention weights", desc)
     for b, (toks, ws) in enumerate(zip(tokens, weights)):
         y = 70 + b * 160
-        dr.text(10, y + 42, f"example {b}", size=15, anchor="start", weight="600")
-        query = dr.box(820, y + 10, 160, 64, "query", sub=f"slot {len(toks) - 1}: {toks[-1]}", kind="op")
+        dr.text(10, y + 42, f"example {b + 1}", size=15, anchor="start", weight="600")
+        query = dr.box(820, y + 10, 160, 64, "query", sub=f"slot {len(toks)}: {toks[-1]}", kind="op")
         for s, (t, wt) in enumerate(zip(toks, ws)):
             box = dr.box(
                 120 + s * 165, y + 10, 130, 64, t, sub=f"α = {wt:.3f}", kind="muted" if t == "<PAD>" else "data"
