@@ -24,15 +24,20 @@ GOALS = {"min_font_px": 18, "prose_words": 90, "share": 0.95, "pictures": 0.5}
 
 # the drawn size of a text element: an SVG label scales with its figure
 _RENDERED = """
+  const outermost = (e) => {
+    let root = e.closest('svg');
+    for (let p = root.parentElement && root.parentElement.closest('svg'); p;
+         p = p.parentElement && p.parentElement.closest('svg')) root = p;
+    return root;
+  };
   const drawn = (e, f) => {
-    const svg = e.closest('svg');
-    if (!svg || e.tagName.toLowerCase() === 'svg') return f;
-    let root = svg;
-    for (let p = svg.parentElement && svg.parentElement.closest('svg'); p; p = p.parentElement && p.parentElement.closest('svg')) root = p;
-    const vb = root.viewBox && root.viewBox.baseVal, b = root.getBoundingClientRect();
+    if (!e.closest('svg') || e.tagName.toLowerCase() === 'svg') return f;
+    const root = outermost(e), vb = root.viewBox && root.viewBox.baseVal, b = root.getBoundingClientRect();
     if (!vb || !vb.width || !vb.height) return f;
     return parseFloat(getComputedStyle(e).fontSize) * Math.min(b.width / vb.width, b.height / vb.height);
-  };"""
+  };
+  const ownText = (e) => [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent)
+    .join('').replace(/[\\u200b\\s]/g, '');"""
 
 SLIDE = (
     """() => {
@@ -40,34 +45,46 @@ SLIDE = (
   // strip, the slide number, header links and KaTeX sub/superscripts.
   // Prose words: words outside tables, code, figures and math.
   const s = Reveal.getCurrentSlide(), r = s.getBoundingClientRect(), k = Reveal.getScale();
-  const SKIP = 'aside.notes, .katex-mathml, .map-strip, .slide-number, nav, header, .deck-links, .msupsub, .vlist-t2';"""
+  const SKIP = 'aside.notes, .katex-mathml, .map-strip, .slide-number, nav, header, .deck-links, '
+    + '.msupsub, .vlist-t2';"""
     + _RENDERED
     + """
   const over = [];
-  let minFont = 99, minText = '', minDrawn = 99, minDrawnText = '';
+  let minFont = 99, minText = '', minDrawn = 99, minDrawnText = '', minOwn = 99, minOwnText = '';
   for (const e of s.querySelectorAll('*')) {
     if (e.closest('aside.notes, .katex-mathml')) continue;
     const b = e.getBoundingClientRect();
     if (!b.width || !b.height) continue;
-    if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2)) over.push(e.tagName.toLowerCase());
+    if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2)) {
+      over.push(e.tagName.toLowerCase());
+    }
     if (e.closest(SKIP)) continue;
-    const own = [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').replace(/[\\u200b\\s]/g, '');
+    const own = ownText(e);
     if (own) {
       const f = parseFloat(getComputedStyle(e).fontSize) * k;
       if (f < minFont) { minFont = f; minText = own.slice(0, 40); }
       const d = e.closest('svg') ? drawn(e, f) : f;
       if (d < minDrawn) { minDrawn = d; minDrawnText = own.slice(0, 40); }
+      // what the site's type scale and the drawing kit set: not a widget's
+      // own styles, not a size a deck sets inline
+      if (!e.closest('.widget, [style*="font-size"]') && Math.min(f, d) < minOwn) {
+        minOwn = Math.min(f, d); minOwnText = own.slice(0, 40);
+      }
     }
   }
   const c = s.cloneNode(true);
   c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header').forEach(n => n.remove());
   const prose = (c.textContent || '').split(/\\s+/).filter(w => /[A-Za-z]/.test(w)).length;
   const h = s.querySelector('h1,h2,h3');
-  return {title: h ? h.textContent.trim().slice(0, 80) : '', words: (s.innerText || '').split(/\\s+/).filter(Boolean).length,
-          prose_words: prose, tables: s.querySelectorAll('table').length, figures: s.querySelectorAll('svg title').length,
-          widgets: s.querySelectorAll('.widget, input, button, select').length, min_font_px: Math.round(minFont * 10) / 10,
-          min_font_text: minText, min_rendered_px: Math.round(minDrawn * 10) / 10, min_rendered_text: minDrawnText,
-          overflowing: over.length};
+  const round = (x) => Math.round(x * 10) / 10;
+  return {title: h ? h.textContent.trim().slice(0, 80) : '',
+          words: (s.innerText || '').split(/\\s+/).filter(Boolean).length,
+          prose_words: prose, tables: s.querySelectorAll('table').length,
+          figures: s.querySelectorAll('svg title').length,
+          widgets: s.querySelectorAll('.widget, input, button, select').length,
+          min_font_px: round(minFont), min_font_text: minText,
+          min_rendered_px: round(minDrawn), min_rendered_text: minDrawnText,
+          min_own_px: round(minOwn), min_own_text: minOwnText, overflowing: over.length};
 }"""
 )
 
@@ -83,14 +100,16 @@ PHONE = (
   const cut = [];
   for (const e of s.querySelectorAll('*')) {
     if (e.closest('aside.notes, .katex-mathml, .msupsub, .vlist-t2') || !shown(e)) continue;
-    const own = [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').replace(/[\\u200b\\s]/g, '');
+    const own = ownText(e);
     if (!own) continue;
     const f = drawn(e, parseFloat(getComputedStyle(e).fontSize));
     if (f < min) { min = f; minText = own.slice(0, 40); }
-    // what shows is the element cut by every ancestor that scrolls or clips
+    // what shows is the element cut by every ancestor that scrolls
     let right = e.getBoundingClientRect().right;
     for (let a = e.parentElement; a && a !== s.parentElement; a = a.parentElement) {
-      if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) right = Math.min(right, a.getBoundingClientRect().right);
+      if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) {
+        right = Math.min(right, a.getBoundingClientRect().right);
+      }
     }
     if (right > W + 1) cut.push(own.slice(0, 30));
   }
@@ -98,7 +117,8 @@ PHONE = (
     const c = document.querySelector(sel);
     if (!c || !shown(c) || getComputedStyle(c).visibility === 'hidden') return null;
     const b = c.getBoundingClientRect();
-    return {w: Math.round(b.width), h: Math.round(b.height), inside: b.left >= 0 && b.right <= W && b.top >= 0 && b.bottom <= doc.clientHeight};
+    return {w: Math.round(b.width), h: Math.round(b.height),
+            inside: b.left >= 0 && b.right <= W && b.top >= 0 && b.bottom <= doc.clientHeight};
   };
   return {min_font_css_px: Math.round(min * 10) / 10, min_font_text: minText, cut: cut.slice(0, 5),
           page_scroll_width: doc.scrollWidth, width: W, scale: Reveal.getScale(),
@@ -155,8 +175,9 @@ def main(argv: list[str]) -> int:
             s = summary(slides)
             totals = {k: totals.get(k, 0) + v for k, v in s.items()}
             print(
-                f"{path.stem}: {s['slides']} slides; text >= 18 px: {s['type_ok']} (drawn size: {s['drawn_type_ok']}); "
-                f"<= 90 prose words: {s['words_ok']}; figure or widget: {s['pictures']}; overflowing: {s['overflowing']}"
+                f"{path.stem}: {s['slides']} slides; text >= 18 px: {s['type_ok']} "
+                f"(drawn size: {s['drawn_type_ok']}); <= 90 prose words: {s['words_ok']}; "
+                f"figure or widget: {s['pictures']}; overflowing: {s['overflowing']}"
             )
             for sl in slides:
                 flags = [

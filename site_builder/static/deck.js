@@ -127,6 +127,7 @@
     // a new slide starts at its top
     const slide = Reveal.getCurrentSlide();
     if (slide) slide.scrollTop = 0;
+    if (window.markScrollRegions) window.markScrollRegions();   // scrolls.js: wide things on a phone
   }
   Reveal.on("ready", followSlide);
   Reveal.on("slidechanged", followSlide);
