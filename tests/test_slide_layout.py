@@ -192,3 +192,24 @@ def test_the_map_strip_never_goes_back_within_a_deck(site_dir):
             assert filled >= reached.get(name, -1), f"{slug}: the {name} map goes back"
             reached[name] = filled
             assert re.search(r'class="current[^"]*"[^>]*><span class="map-label">[^<]+</span>', body)
+
+
+# ---------------------------------------------------------------- the drawing kit's cells
+def test_cells_print_every_value_coloured_by_its_meaning():
+    import xml.etree.ElementTree as ET
+
+    from common import palette
+    from export.tables.kit import cells
+
+    q = [2.7, 0.0, -0.68]
+    svg = cells.vectors("t-q", "The query", "q = [2.7, 0, -0.68]", [("q₇", q), ("k₇", [1.0, -2.7, 0.5])], "signed")
+    texts = [t.text for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    assert ["2.70", "0.00", "−0.68"] == texts[:3] and "q₇" in texts and "value" in texts  # cells, labels, legend
+    # one scale per meaning: signed values symmetric about 0 (the middle stop), weights from the lab's scale
+    assert cells.colour(0.0, "signed", 2.7) == palette.hex_colour(palette.SIGNED_SCALE[2])
+    assert cells.colour(2.7, "signed", 2.7) == palette.hex_colour(palette.SIGNED_SCALE[-1])
+    assert cells.colour(-2.7, "signed", 2.7) == palette.hex_colour(palette.SIGNED_SCALE[0])
+    assert cells.colour(0.25, "weight", 1.0) == palette.scale_colour(0.25)
+    assert cells.top([[0.2, None], [-3.0, 1.0]], "signed") == 3.0 and cells.top([[0.2]], "weight") == 1.0
+    for size in re.findall(r'font-size="([\d.]+)"', svg):
+        assert float(size) >= SLIDE_MIN_PX
