@@ -73,7 +73,7 @@
     return wide || section.scrollHeight > section.clientHeight + 1;
   }
   function fit() {
-    for (const section of document.querySelectorAll(".reveal .slides > section")) {
+    for (const section of document.querySelectorAll(".reveal .slides section")) {
       section.classList.remove("dense", "denser");
       if (phone()) continue;
       const shown = section.style.display;
