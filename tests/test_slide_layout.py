@@ -9,7 +9,8 @@ label is at least 18 units. At 390x844 every slide of every deck is the
 screen at scale 1 with text of at least 16 CSS px, nothing sticks out
 sideways, next and previous are on screen, a swipe changes the slide, a
 deep link lands on its slide and the reading view has contents and marks
-what scrolls sideways. The map strip never goes back within a deck.
+what scrolls sideways. Every slide passes axe-core (no serious or critical
+violation) at both sizes. The map strip never goes back within a deck.
 
 The other goals of issue 20 (at most 90 prose words on 95% of slides, a
 figure or widget on half of them) depend on the decks' content:
@@ -175,6 +176,29 @@ def test_the_reading_view_has_contents_and_marks_what_scrolls_sideways(phone, si
         svg.getBoundingClientRect().width / svg.viewBox.baseVal.width)""")
     assert drawn and min(drawn) >= 0.85, drawn
     assert not phone.errors, phone.errors
+
+
+# ---------------------------------------------------------------- axe on every slide
+@pytest.mark.parametrize("size", ["1280x720", "390x844"])
+@pytest.mark.parametrize("slug", DECKS)
+def test_every_slide_passes_axe(browser, site_url, slug, size):
+    width, height = (int(x) for x in size.split("x"))
+    small = width < 700
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=small, has_touch=small)
+    page = context.new_page()
+    open_deck(page, f"{site_url}/decks/{slug}.html")
+    page.add_script_tag(path=str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
+    bad = []
+    for i in range(page.evaluate("Reveal.getTotalSlides()")):
+        page.evaluate(SHOW_SLIDE, i)
+        if page.evaluate("Reveal.getCurrentSlide().querySelector('.fragment') !== null"):
+            page.wait_for_timeout(400)  # fragments fade in
+        found = page.evaluate("""async () => (await axe.run(Reveal.getCurrentSlide())).violations
+            .filter(v => ['serious', 'critical'].includes(v.impact))
+            .map(v => v.id + ' ' + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(', '))""")
+        bad += [f"slide {i + 1}: {v}" for v in found]
+    context.close()
+    assert not bad, bad
 
 
 # ---------------------------------------------------------------- the map strip

@@ -72,14 +72,27 @@
     const wide = [...section.querySelectorAll("pre")].some((p) => p.scrollWidth > p.clientWidth + 1);
     return wide || section.scrollHeight > section.clientHeight + 1;
   }
+  // Whatever scrolls can be reached from the keyboard: a listing wider than its
+  // box, and on a phone the slide itself.
+  function reachable(el, name) {
+    if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+    if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", name);
+  }
   function fit() {
     for (const section of document.querySelectorAll(".reveal .slides section")) {
       section.classList.remove("dense", "denser");
-      if (phone()) continue;
       const shown = section.style.display;
       section.style.display = "flex";
-      if (overflows(section)) section.classList.add("dense");
-      if (overflows(section)) section.classList.replace("dense", "denser");
+      if (!phone()) {
+        if (overflows(section)) section.classList.add("dense");
+        if (overflows(section)) section.classList.replace("dense", "denser");
+      }
+      section.querySelectorAll(".listing pre").forEach((pre) => {
+        const scrolls = pre.scrollWidth > pre.clientWidth + 1 || pre.scrollHeight > pre.clientHeight + 1;
+        if (scrolls) reachable(pre, "code listing");
+      });
+      if (phone()) reachable(section, `slide ${Number(section.dataset.slide) + 1}`);
+      else if (section.getAttribute("tabindex") === "0") section.removeAttribute("tabindex");
       section.style.display = shown;
     }
   }
