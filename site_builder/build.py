@@ -13,7 +13,7 @@ from common.files import read_json
 from common.publish import build_lock, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, HELD_OUT_PRESET, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
-from . import assemble, navigation, notebook_pages, palette_css, reference
+from . import assemble, fonts, navigation, notebook_pages, palette_css, reference
 from .archive import ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
@@ -98,6 +98,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
     shutil.copytree(inp.static, assets, dirs_exist_ok=True)
     (assets / "pygments.css").write_text(stylesheet(), encoding="utf-8")
     (assets / palette_css.NAME).write_text(palette_css.stylesheet(), encoding="utf-8")
+    fonts.write(assets, inp.node_modules)
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")

@@ -93,11 +93,11 @@ def attention_flow(dims: dict, att: dict) -> str:
     msg = dr.box(575, 200, 170, 70, "message α·V", sub=_shape(att["message_shape"]), kind="op", role="message")
     dr.arrow(a.bottom, msg.top)
     dr.arrow(v.right, msg.left)
-    fin = dr.box(805, 200, 180, 70, "updated row", sub=_shape(att["update_shape"]), kind="data")
-    dr.arrow(msg.right, fin.left, label="W_O, add", label_offset=-10)
-    out = dr.box(805, 60, 180, 70, "hidden → logits", sub=_shape(att["logits_shape"]), kind="out")
+    fin = dr.box(820, 200, 175, 70, "updated row", sub=_shape(att["update_shape"]), kind="data")
+    dr.arrow(msg.right, fin.left, label="W_O, add", label_offset=-12)
+    out = dr.box(820, 60, 175, 70, "hidden → logits", sub=_shape(att["logits_shape"]), kind="out")
     dr.arrow(fin.top, out.bottom)
-    dr.text(895, 168, "ReLU layer, W₂", size=14, fill=MUTED)
+    dr.text(898, 170, "ReLU layer, W₂", anchor="end", fill=MUTED)
     dr.polyline(
         [e.bottom, (e.bottom[0], 318), (fin.x + 40, 318), (fin.x + 40, fin.y + fin.h)], dash="5 4", colour=ACCENT
     )
