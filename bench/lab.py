@@ -40,6 +40,7 @@ def visit(page, server, url: str, prompt: str) -> dict:
         "status": status,
         "bytes": server.bytes_sent - before,
         "ready_ms": status["page_ms"],
+        "first_model_ready_ms": status.get("first_model_ready_ms"),
         "first_token_ms": first["ms"],
         "first_token_ok": first["ok"],
         "wall_ms": (time.perf_counter() - t) * 1000,
@@ -63,6 +64,7 @@ def visit_record(first: dict, second: dict) -> dict:
     return {
         "first_visit_bytes": first["bytes"],
         "ready_ms": first["ready_ms"],
+        "first_model_ready_ms": first["first_model_ready_ms"],
         "first_token_ms": first["first_token_ms"],
         "second_visit_bytes": second["bytes"],
         "second_visit_ready_ms": second["ready_ms"],

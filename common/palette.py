@@ -5,7 +5,7 @@ site_builder/palette_css.py) take their colours from here.
 
 A colour means one thing everywhere: the query, key, value and message (the
 update it makes) of attention, each of the three models, each head, the
-attention-weight scale and the surprisal scale. Text colours (``ink``,
+attention-weight scale, the surprisal scale and the scale of signed numbers. Text colours (``ink``,
 ``ink_soft``, ``muted``, the role, model and head colours) keep a contrast of
 at least 4.5:1 on white and on every box fill (tests/test_palette.py checks it).
 
@@ -70,6 +70,10 @@ SENTENCES = {"river": "#0369a1", "cheque": "#a16207"}  # Part II's two sentences
 # "OrRd"): the stops web/core/inspect.js interpolates linearly (BLUES, ORANGES).
 WEIGHT_SCALE = ((247, 251, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
 SURPRISAL_SCALE = ((255, 247, 236), (253, 212, 158), (252, 141, 89), (215, 48, 31), (127, 0, 0))
+# A signed number (a coordinate of an embedding, q, k, v, a message or an
+# update; a score; a logit), symmetric about 0 (ColorBrewer "BrBG"): the cells
+# of export/tables/kit/cells.py. Brown below 0, near-white at 0, teal above.
+SIGNED_SCALE = ((166, 97, 26), (223, 194, 125), (245, 245, 245), (128, 205, 193), (1, 133, 113))
 
 
 def hex_colour(rgb) -> str:
@@ -97,4 +101,5 @@ def entries() -> dict[str, str]:
     out |= {f"head_{i}": colour for i, colour in enumerate(HEADS, 1)}
     out |= {f"weight_{i}": hex_colour(rgb) for i, rgb in enumerate(WEIGHT_SCALE)}
     out |= {f"surprisal_{i}": hex_colour(rgb) for i, rgb in enumerate(SURPRISAL_SCALE)}
+    out |= {f"signed_{i}": hex_colour(rgb) for i, rgb in enumerate(SIGNED_SCALE)}
     return out

@@ -14,7 +14,7 @@ from common.files import read_json
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, HELD_OUT_PRESET, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
-from . import assemble, navigation, palette_css, versioning
+from . import assemble, fonts, navigation, notebook_pages, palette_css, reference, versioning
 from .archive import ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
@@ -89,7 +89,7 @@ def copy_notebooks(inp: Inputs, staging: Path) -> list[Path]:
     return copied
 
 
-def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
+def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref: reference.Reference) -> None:
     assemble.vendor(staging, inp.node_modules)
     assemble.write_runtime_manifest(staging, inp.node_modules)
     assemble.copy_web(staging, inp.web)
@@ -99,6 +99,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     shutil.copytree(inp.static, assets, dirs_exist_ok=True)
     (assets / "pygments.css").write_text(stylesheet(), encoding="utf-8")
     (assets / palette_css.NAME).write_text(palette_css.stylesheet(), encoding="utf-8")
+    fonts.write(assets, inp.node_modules)
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
@@ -110,13 +111,22 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     env = environment(inp.templates, web=inp.web)
     (staging / "decks").mkdir(exist_ok=True)
     lab = (inp.web / "lab" / "index.html").is_file()
-    nav = navigation.links(decks, lab)
+    nav = navigation.links(decks, lab, ref.pages)
+    reference.write(env, staging, ref, ref.pages, inp.node_modules)
+    notebook_pages.write(env, staging, executed, decks, nav, ref.pages)
     for deck in decks:
         html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
         (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
     navigation.write_reading_views(env, staging, decks, nav)
     html = env.get_template("index.html").render(
-        index=index, decks=decks, nav=nav, root="", lab=lab, zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024))
+        index=index,
+        decks=decks,
+        nav=nav,
+        root="",
+        lab=lab,
+        pages=ref.pages,
+        zip_name=ZIP_NAME,
+        zip_kib=max(1, round(zip_size / 1024)),
     )
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:  # replaces the copy of web/lab/index.html
@@ -167,6 +177,7 @@ def _build_locked(inp: Inputs) -> None:
         )
     tables = load_tables(inp.tables, inp.root)
     decks, index = render_pages(inp, tables)
+    ref = reference.check(inp.content, decks)
     if inp.export is not None and not inp.export.is_dir():
         raise BuildError(
             f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
@@ -179,7 +190,7 @@ def _build_locked(inp: Inputs) -> None:
             raise BuildError(f"{_rel(inp.export, inp.root)}/{exc}") from exc
     staging = fresh_staging(inp.out)
     try:
-        write_site(inp, staging, tables, decks, index)
+        write_site(inp, staging, tables, decks, index, ref)
         swap_in(staging, inp.out)
     except jinja2.TemplateError as exc:
         raise BuildError(f"{_template_where(exc, inp)}: {exc}") from exc

@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from . import guards
+from .exercises import exercise_box
 from .fences import code_flags
 from .jinja_env import environment, last_template_frame
 from .listing import listing
@@ -33,6 +34,9 @@ FRONT_KEYS = {"title": str, "order": int, "subtitle": str, "tables": list, "part
 REQUIRED = ("title", "order")
 BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
 LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
+# a slide's leading title (and map strip) and its closing takeaway (Slide.parts)
+SLIDE_HEAD = re.compile(r'\s*<h[12][^>]*>.*?</h[12]>\s*(?:<nav class="map".*?</nav>)?', re.S)
+SLIDE_FOOT = re.compile(r'<p class="takeaway">(?:(?!</p>).)*</p>\s*$', re.S)
 
 
 class ContentError(ValueError):
@@ -53,6 +57,22 @@ class Slide:
         """The slide's first heading as text ('' when it has none)."""
         m = re.search(r"<h[12][^>]*>(.*?)</h[12]>", str(self.html), re.S)
         return unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip() if m else ""
+
+    @property
+    def parts(self) -> dict[str, Markup]:
+        """The slide as the deck page lays it out (templates/deck.html): ``head``
+        (the leading title and map strip), ``body`` and ``foot`` (a closing
+        takeaway); the body is centred in the space between the two."""
+        html = str(self.html)
+        head = SLIDE_HEAD.match(html)
+        start = head.end() if head else 0
+        foot = SLIDE_FOOT.search(html, start)
+        end = foot.start() if foot else len(html)
+        return {
+            "head": Markup(html[:start].strip()),
+            "body": Markup(html[start:end].strip()),
+            "foot": Markup(html[end:].strip()),
+        }
 
 
 @dataclass
@@ -115,6 +135,7 @@ class Renderer:
         self.root, self.content_dir, self.node_modules = root, content_dir, node_modules
         self.provenance = Provenance()
         self.slots = Placeholders()
+        self.map_reach: dict[str, int] = {}  # per page: the furthest stage of each map shown (maps.py)
         self.env = environment(templates_dir, keep_trailing_newline=True, finalize=self.provenance.finalize)
         self.env.filters["block"] = self.block
         self.env.globals.update(
@@ -126,8 +147,9 @@ class Renderer:
             table_parts=table_parts,
             bars_parts=bars_parts,
             listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
-            map_strip=lambda name, stage: map_strip(content_dir, name, stage),
+            map_strip=lambda name, stage: map_strip(content_dir, name, stage, self.map_reach),
             map_code_table=lambda name: code_table(content_dir, name),
+            exercise_box=lambda name: exercise_box(content_dir, name),
         )
         self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
 
@@ -221,6 +243,7 @@ class Renderer:
             )
         self.provenance.start({name: track(tables[name], name) for name in meta.get("tables", [])})
         self.slots = Placeholders()
+        self.map_reach = {}
         try:
             guards.check_source(body, meta.get("allow_digits", []))
         except guards.GuardError as exc:

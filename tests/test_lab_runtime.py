@@ -352,3 +352,35 @@ def test_the_lab_reads_its_context_width_and_token_limit_from_the_build(browser,
     finally:
         context.close()
         server.shutdown()
+
+
+def test_each_model_is_usable_as_soon_as_its_own_file_is_checked(browser, counted_site):
+    """Progressive readiness over a throttled link: the runtime, then the models
+    smallest first; a model's card says when it is ready, Generate runs the ready
+    ones while the others still download, and lab.ready reports both times."""
+    from bench.lab import throttle
+
+    _, url = counted_site
+    context = browser.new_context()
+    page = context.new_page()
+    throttle(context, page, 30, 5)
+    page.goto(f"{url}/lab/?backend=wasm")
+    page.wait_for_selector('.model-card[data-kind="attn1"] .model-status[data-state="ready"]', timeout=120_000)
+    assert page.get_attribute('.model-card[data-kind="mlp"] .model-status', "data-state") == "loading"
+    assert not page.locator("#generate").is_disabled()
+    assert "Still downloading" in page.locator("#generate-why").text_content()
+    page.fill("#limit", "3")
+    page.click("#generate")
+    page.wait_for_function(
+        "document.querySelector('.model-card[data-kind=\"mlp\"] [data-stat=stop]').dataset.reason === 'waiting'"
+    )
+    page.wait_for_selector('.model-card[data-kind="attn1"] .tok.gen')
+    assert "still downloading" in page.locator('.model-card[data-kind="mlp"] .stop-explain').text_content()
+    status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
+    assert status["ok"]
+    first, ready = status["first_model_ready_ms"], status["page_ms"]
+    assert status["models"]["attn1"]["ready_page_ms"] == first < status["models"]["mlp"]["ready_page_ms"] <= ready
+    assert first <= 0.75 * ready, (first, ready)
+    for kind in KINDS:
+        assert page.get_attribute(f'.model-card[data-kind="{kind}"] .model-status', "data-state") == "ready"
+    context.close()

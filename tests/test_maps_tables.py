@@ -93,7 +93,7 @@ def test_histories_by_width_and_batches(t):
     assert b["X_shape"] == [2, 4] and b["y_shape"] == [2]
     assert b["batch_sizes"] == [2, 2, 2, 1] and b["steps_per_pass"] == 4
     assert b["dims"] == {"B": 2, "w": 4, "C": 10, "d": 4, "h": 8, "d_k": 3, "d_v": 2, "wd": 16, "Bh": 16}
-    assert b["lily_slots"] == [2, 1]  # ID 8 ("lily") in X[0] = [0, 1, 8, 7] and X[1] = [1, 8, 7, 5]
+    assert b["lily_slots"] == [3, 2]  # ID 8 ("lily") in X[0] = [0, 1, 8, 7] and X[1] = [1, 8, 7, 5], from 1
     assert b["course"]["presentations"] == b["course"]["steps"] * b["course"]["batch_size"]
 
 

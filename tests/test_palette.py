@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from common import palette
+from common import palette, typeface
 from common.settings import ROOT, SITE_DIR, TABLES_DIR
 from site_builder import palette_css
 
@@ -79,6 +79,7 @@ def test_stylesheets_and_widgets_take_their_colours_from_the_palette():
     """No colour literal in the site's CSS, the lab's CSS or the widgets: every
     colour is a custom property palette.css defines."""
     defined = {f"--{name.replace('_', '-')}" for name in palette.entries()}
+    defined |= {f"--{name}" for name in typeface.custom_properties()}  # the font stacks palette.css also holds
     files = sorted((ROOT / "site_builder" / "static").glob("*.css")) + [ROOT / "web" / "lab" / "lab.css"]
     files += sorted((ROOT / "web" / "widgets").glob("*.js"))
     for path in files:
@@ -151,7 +152,8 @@ def _scale_colours(stops) -> set[str]:
                 lo, hi = sorted((a, b))
                 cuts |= {(k - 0.5 - a) / (b - a) for k in range(lo, hi + 2)}
         cuts = sorted(c for c in cuts if 0 <= c <= 1)
-        for f in [*cuts, *((x + y) / 2 for x, y in zip(cuts, cuts[1:]))]:
+        near = [c + e for c in cuts for e in (-1e-9, 1e-9) if 0 <= c + e <= 1]  # a cut computed another way
+        for f in [*cuts, *near, *((x + y) / 2 for x, y in zip(cuts, cuts[1:]))]:
             out.add(palette.scale_colour((i + f) / (len(stops) - 1), stops))
     return out
 
@@ -171,7 +173,8 @@ def test_every_figure_colour_is_a_palette_colour():
     tables = sorted(TABLES_DIR.glob("*.json"))
     if not tables:
         pytest.skip("build/tables missing: run `python -m export.tables`")
-    allowed = set(palette.entries().values()) | _scale_colours(palette.WEIGHT_SCALE) | {"none"}
+    allowed = set(palette.entries().values()) | {"none"}
+    allowed |= _scale_colours(palette.WEIGHT_SCALE) | _scale_colours(palette.SIGNED_SCALE)
     seen = 0
     for path in tables:
         for svg in _figures(json.loads(path.read_text(encoding="utf-8"))):

@@ -338,3 +338,20 @@ def test_grids_carry_the_computed_numbers(tables):
     rows = tables["part2_window"]["table"]["rows"]
     assert rows[0][3] == toy.mlp_parameters(3, 4, 8, 20) == eval(rows[0][2].replace("·", "*"))
     assert rows[1][5] == toy.linear_head_parameters(10, 4, 20) == eval(rows[1][4].replace("·", "*"))
+
+
+# ---------------------------------------------------------------- statements the deck once got wrong
+def test_longer_key_query_is_found_and_explained_by_length(tables):
+    """ "How do I pay in a cheque?": the savings video's longer key outscores the
+    cheque video whose key points exactly the query's way (issue 19, item 2)."""
+    lk = tables["part2_video"]["longer_key"]
+    assert lk["found"] and lk["dot"][0] > lk["dot"][1] and lk["cosine"][1] > lk["cosine"][0]
+    assert lk["key_length"][0] > lk["key_length"][1]
+    t = tables["part2_video"]
+    assert t["titles"][int(np.argmax(t["scores"][lk["query_index"]]))] == lk["dot_winner"]
+
+
+def test_two_coordinate_swap_reports_the_scaled_change(tables):
+    t = tables["part2_swap2d"]
+    assert t["scaled"] is False and t["d_k"] == 2
+    assert 0 < t["message_change_with_positions_scaled"] < t["message_change_with_positions"]

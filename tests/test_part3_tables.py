@@ -22,7 +22,7 @@ from export.tables.part3.continuations import continuations, held_out_preset
 from export.tables.part3.corpus import stories
 from export.tables.part3.real import generation_step, real_batch
 from export.tables.part3.toys import W_O, fisherman, two_source
-from models.checkpoints import save_checkpoint
+from models.checkpoints import load_checkpoint, save_checkpoint
 from models.corpus import prepare
 from models.nets import build
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
@@ -155,6 +155,9 @@ def test_generation_step_is_the_greedy_allowed_choice(models_dir):
     assert g["choice_id"] not in (PAD_ID, BOS_ID, UNK_ID)
     assert g["top"]["labels"][0] == g["choice"]
     assert g["top"]["values"] == sorted(g["top"]["values"], reverse=True)
+    # the slide's renormalisation: p(choice) among the allowed IDs = unblocked p / (1 - specials' share)
+    expected = g["choice_probability_unblocked"] / (1 - g["excluded_probability"])
+    assert g["top"]["values"][0] == pytest.approx(expected, rel=1e-5)
 
 
 def plain_greedy(model, history, limit=24):
@@ -317,6 +320,8 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
         assert by[tok]["cosine_to_start"] < 0.99 and by[tok]["gap_to_decayed_start"] > 0.1
     assert t["position_shape"] == [64, 64] and t["position_parameters"] == 64 * 64
     assert t["position_cos_neighbours"] > t["position_cos_far"]
+    # the starting table (rebuilt from the seed) is the baseline the slide quotes: random rows, no order
+    assert abs(t["start_position_cos_neighbours"]) < 0.05 and abs(t["start_position_cos_far"]) < 0.05
     gaps = t["position_cos_by_gap"]
     assert len(gaps) == 63 and gaps[0] == pytest.approx(t["position_cos_neighbours"])
     import xml.etree.ElementTree as ET
@@ -397,3 +402,56 @@ def test_figures_are_drawn_from_their_numbers(models_dir):
     audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
     desc = ET.fromstring(pipeline(audit, 512, 6000, 64)).find(f"{ns}desc").text
     assert f"{audit['splits']['train']['windows']:,}" in desc and f"{audit['selected_stories']:,}" in desc
+
+
+# ------------------------------------------------------------------ sampling, overfitting, full Transformer
+
+
+def test_sampling_table_applies_the_decoding_rule_to_the_real_logits():
+    """Each shown probability is softmax(logits / T) over the allowed IDs, cut
+    by top-k / top-p with export/decoding.py's rule; small T is greedy."""
+    from export.decoding import BANNED, kept_ids, sampling_weights
+    from export.tables.part3.decoding import decoding_table
+
+    t = decoding_table(Sources())
+    logits = torch.tensor(t["logits"], dtype=torch.float64)
+    allowed = torch.ones(len(logits), dtype=torch.bool)
+    allowed[sorted(BANNED)] = False
+    for check in t["checks"]:
+        T, k, p = check["temperature"], check["top_k"], check["top_p"]
+        keep = torch.zeros_like(allowed)
+        keep[kept_ids(t["logits"], sampling_weights(t["logits"], T), k, p)] = True
+        want = torch.softmax((logits / T).masked_fill(~(allowed & keep), float("-inf")), -1)
+        for name, q in check["top"]:
+            assert q == pytest.approx(float(want[t["labels"].index(name)]), abs=1e-12)
+        assert check["kept"] == int((want > 0).sum())
+    rows = t["temperature_table"]["rows"]
+    assert all(sum(r[c] for r in rows) == pytest.approx(1.0) for c in (1, 2, 3))
+    assert rows[0][1] > rows[0][2] > rows[0][3]  # the top token gains as T falls
+    assert t["top_p_kept"] == t["checks"][4]["kept"] and t["small_temperature_top"] > 0.99
+
+
+def test_small_gpt_count_is_gpt2_small_and_ours_is_the_checkpoint():
+    from export.tables.part3.transformer import GPT2_SMALL, transformer_table
+
+    t = transformer_table(Sources())
+    g = GPT2_SMALL
+    d, L, V, n = g["d"], g["layers"], g["vocab"], g["context"]
+    per_block = 2 * 2 * d + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d)
+    assert t["gpt"]["parameters"] == V * d + n * d + L * per_block + 2 * d == 124_439_808
+    model, _ = load_checkpoint("attn4")
+    assert t["ours"]["parameters"] == sum(p.numel() for p in model.parameters())
+
+
+def test_overfitting_reads_the_recorded_losses():
+    from export.tables.part3.overfitting import overfitting
+
+    results = json.loads(MODELS.results.read_text(encoding="utf-8"))
+    t = overfitting(results)
+    for run in (r for r in results["runs"] if r["seed"] == t["seed"]):
+        row = t["by_kind"][run["kind"]]
+        best = next(p for p in run["val_trace"] if p["step"] == run["selected_step"])
+        assert (row["best_train"], row["best_val"]) == (best["train_loss"], best["val_loss"])
+        assert row["last_val"] == run["val_trace"][-1]["val_loss"]
+        assert row["best_val"] == min(p["val_loss"] for p in run["val_trace"])
+    assert overfitting(None)["available"] is False

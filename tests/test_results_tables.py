@@ -291,6 +291,40 @@ def test_uniform_quarter_targets_give_perplexity_four():
     u = toy.uniform_toy()
     assert u["probability"] == 0.25 and u["cross_entropy"] == pytest.approx(math.log(4))
     assert u["perplexity"] == pytest.approx(4.0, abs=1e-12)
+    # the uniform case has as many targets as the worked table (the slide once said 4 of a 3-row table)
+    t = toy.perplexity_toy()
+    assert t["uniform"]["targets"] == len(t["rows"]) == len(toy.TOY_PROBABILITIES)
+
+
+def test_per_step_rows_are_attend_window_by_window():
+    """The per-step rows are what training used: attend's final query of the
+    window ending at each token. The last one-pass row equals the last per-step
+    row; the agreement counts are recounted here."""
+    from export.decoding import context_window
+    from export.tables.results.steps import per_step_rows
+
+    t = per_step_rows(Sources())
+    assert t["available"]
+    for kind, d in t["kinds"].items():
+        model, _ = load_checkpoint(kind)
+        ctx, _ = Sources().prompt_context(kind, t["prompt"])
+        history = ctx["history"]
+        n = len(history)
+        agree = rows = 0
+        for hd in d["heads"]:
+            for i in range(n):
+                window = torch.tensor([context_window(history[: i + 1], model.config.w)])
+                with torch.no_grad():
+                    _, weights = model.attend(window)
+                expected = weights[0, hd["head"] - 1, window[0].ne(PAD_ID)].tolist()
+                assert hd["per_step"][i][: i + 1] == pytest.approx(expected, abs=1e-6)
+                assert all(x == 0 for x in hd["per_step"][i][i + 1 :] + hd["one_pass"][i][i + 1 :])
+                one = hd["one_pass"][i][: i + 1]
+                if i >= 1:
+                    rows += 1
+                    agree += one.index(max(one)) == expected.index(max(expected))
+            assert hd["one_pass"][-1] == pytest.approx(hd["per_step"][-1], abs=1e-5)
+        assert (d["agree"], d["rows"]) == (agree, rows)
 
 
 def test_protocol_matches_what_the_runs_recorded():

@@ -4,7 +4,9 @@
 // here, before anything on the page changes.
 
 import { MAX_BENCH_RUNS, MAX_CONTEXTS, MAX_SCORE_TOKENS, MAX_TEMPERATURE, MAX_TEXT_CHARS, MIN_TEMPERATURE,
-  checkBackend, checkContexts, checkIds, checkKind, checkText } from './guards.js';
+  checkAblation, checkBackend, checkContexts, checkIds, checkKind, checkText } from './guards.js';
+import { stepRows } from './steps.js';
+import { BOS_ID, PAD_ID } from '../core/tokenizer.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { useBackend } from './backends.js';
@@ -13,13 +15,15 @@ import { benchmark, stop } from './jobs.js';
 import { generate, generateMany } from './job-generate.js';
 import { score } from './job-score.js';
 
-async function runContexts(kind, contexts, { backend, matrix = false } = {}) {
+async function runContexts(kind, contexts, { backend, matrix = false, heads_off: headsOff } = {}) {
   await S.ready;
   checkKind(S.metadata, kind);
   const choice = checkBackend(backend ?? $('backend').value);
   checkContexts(contexts, S.metadata.vocab_size, S.metadata.context);
+  const ablation = checkAblation(S.metadata, { heads_off: headsOff });
   const status = await useBackend(choice);
-  const out = await call('run', { kind, backend: status.backend, contexts, matrix });
+  const out = await call('run', { kind, backend: status.backend, contexts, matrix,
+    headsOff: ablation.heads_off[kind] || null });
   const C = S.metadata.vocab_size;
   const logits = contexts.map((_, b) => out.logits.slice(b * C, (b + 1) * C));
   let attention = null;
@@ -56,6 +60,25 @@ async function attentionMatrix(kind, ids, options = {}) {
     Array.from(out.matrix.subarray((h * T + q) * T, (h * T + q + 1) * T))));
 }
 
+// Per-step attention: for each t, the final query's weights [head][64] when
+// the window is the last 64 IDs of ids[0..t] (what the model attended to when
+// it predicted the token after ids[t]); one batched call per 64 windows.
+async function attentionSteps(kind, ids, { backend } = {}) {
+  await S.ready;
+  checkKind(S.metadata, kind);
+  const heads = S.metadata.models[kind].heads;
+  if (!heads) throw new Error(`${kind} has no attention, so it has no attention steps`);
+  if (!Array.isArray(ids) || !ids.length) throw new Error('ids must be a non-empty array of token IDs (BOS first)');
+  ids.forEach((id, t) => {
+    if (!(Number.isInteger(id) && id >= 0 && id < S.metadata.vocab_size)) {
+      throw new Error(`token IDs must be integers from 0 to ${S.metadata.vocab_size - 1}; ids[${t}] is ${id}`);
+    }
+    if (id === PAD_ID) throw new Error(`ids is a token history and holds no <PAD>; ids[${t}] is ${PAD_ID}`);
+  });
+  if (ids[0] !== BOS_ID) throw new Error(`ids is a token history: it starts with <BOS> (ID ${BOS_ID})`);
+  return stepRows(kind, ids, 0, backend ?? $('backend').value);
+}
+
 export const lab = {
   version: 2,
   ready: null, // the start-up report's promise (lab.js)
@@ -72,6 +95,7 @@ export const lab = {
   generateMany,
   score,
   attentionMatrix,
+  attentionSteps,
   stop,
   benchmark,
   setBackend: async (choice) => {

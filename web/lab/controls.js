@@ -66,9 +66,9 @@ export function selectPreset(id) {
   }
   const whole = task() === 'score' && preset.source;
   $('prompt').value = whole ? preset.source.text : preset.prompt;
-  if (whole) $('score-eos').checked = true;
   $('preset-note').textContent = whole
-    ? `The whole story, scored with its end (<EOS>) as in the test evaluation. ${preset.note || ''}`
+    ? 'The whole story. Tick "also score the end of the story" to score its <EOS> too, as the test evaluation ' +
+      `does. ${preset.note || ''}`
     : preset.note || '';
   if (preset.source) {
     const src = preset.source;
@@ -140,8 +140,12 @@ export function writeControls(o) {
   schedulePreview();
 }
 
+// Sampled mode's settings do nothing in greedy mode: disabled there, with the reason beside them.
 export function syncModeInputs() {
-  $('seed').disabled = document.querySelector('input[name="mode"]:checked').value !== 'sampled';
+  const greedy = document.querySelector('input[name="mode"]:checked').value !== 'sampled';
+  for (const id of ['temperature', 'top-k', 'top-p', 'seed']) $(id).disabled = greedy;
+  $('sampling-why').hidden = !greedy;
+  $('sampling').classList.toggle('folded', greedy); // folded away in greedy mode, where they do nothing
   $('temperature-value').textContent = Number($('temperature').value).toFixed(2);
   $('top-p-value').textContent = Number($('top-p').value).toFixed(2);
 }
@@ -206,6 +210,7 @@ function waitReason() {
     return S.job.kind === 'benchmark' ? 'A benchmark is running: Stop ends it.'
       : S.job.kind === 'score' ? 'Scoring the text…' : null;
   }
+  if (S.phase !== 'ready' && earlyReady().length) return null; // progressive: the first models run already
   if (S.phase === 'download') {
     const { loaded, total } = remaining($('load-progress'));
     return total ? `Waiting for the download: ${fmt.mb(loaded)} of ${fmt.mb(total)} so far.`
@@ -217,6 +222,21 @@ function waitReason() {
   return null;
 }
 
+function earlyReady() {
+  return S.metadata ? S.metadata.order.filter((k) => S.early[k]?.session?.ok) : [];
+}
+
+// While some models are usable and others still download, the line says which.
+function partialNote() {
+  if (S.phase === 'ready') return null;
+  const ready = earlyReady();
+  if (!ready.length) return null;
+  const label = (k) => S.metadata.models[k].label;
+  const rest = S.metadata.order.filter((k) => !ready.includes(k));
+  return rest.length ? `Ready: ${ready.map(label).join(', ')}. Still downloading: ${rest.map(label).join(', ')} ` +
+    '(each joins as soon as its file is checked).' : 'All three models are ready; finishing the start-up.';
+}
+
 // Generate is enabled only when it can run; otherwise the line beside it says why.
 export function updateGenerate() {
   const reason = waitReason();
@@ -225,8 +245,9 @@ export function updateGenerate() {
   $('stop').disabled = !S.job && S.phase !== 'download'; // Stop also cancels the downloads
   const why = $('generate-why');
   if (why) {
-    why.hidden = !reason;
-    why.textContent = reason || '';
+    const text = reason || partialNote();
+    why.hidden = !text;
+    why.textContent = text || '';
   }
 }
 

@@ -205,3 +205,54 @@ export function checkRuntimeManifest(m, file = `${VENDOR_DIR}/runtimes.json`) {
   }
   return m;
 }
+
+// The experiments' options (lab.generate, lab.score, the inspect view), checked
+// whole before anything runs: heads_off {kind: [0-based heads]} and hide
+// [positions in the token history, BOS = 0]. Returns them normalized (sorted;
+// every attention model named), or throws a message that names the option.
+export function checkAblation(metadata, { heads_off: headsOff, hide } = {}, historyLength = null) {
+  const out = { heads_off: {}, hide: [] };
+  for (const kind of metadata.order) if (metadata.models[kind].heads) out.heads_off[kind] = [];
+  if (headsOff !== undefined && headsOff !== null) {
+    if (typeof headsOff !== 'object' || Array.isArray(headsOff)) {
+      throw new Error('heads_off must be an object such as {attn4: [0, 2]}: model name -> 0-based heads');
+    }
+    for (const [kind, heads] of Object.entries(headsOff)) {
+      const what = `heads_off.${kind}`;
+      if (!Object.hasOwn(metadata.models, kind) || !metadata.order.includes(kind)) {
+        throw new Error(`heads_off: unknown model ${show(kind)}; use ${attentionKinds(metadata)}`);
+      }
+      const n = metadata.models[kind].heads;
+      if (!n) throw new Error(`${what}: ${metadata.models[kind].label} has no attention heads to switch off`);
+      out.heads_off[kind] = uniqueIntegers(heads, what, 'head', 0, n - 1,
+        (v) => `${what}: head ${show(v)} does not exist (${kind} has heads 0 to ${n - 1}, counted from 0)`);
+    }
+  }
+  if (hide !== undefined && hide !== null) {
+    const last = historyLength === null ? Infinity : historyLength - 1;
+    out.hide = uniqueIntegers(hide, 'hide', 'position', 0, last,
+      (v) => `hide: position ${show(v)} is outside the token history (positions 0 to ${last}; <BOS> is 0)`);
+  }
+  return out;
+}
+
+function attentionKinds(metadata) {
+  return metadata.order.filter((k) => metadata.models[k].heads).map((k) => `"${k}"`).join(' or ');
+}
+
+function uniqueIntegers(values, what, noun, lo, hi, outside) {
+  if (!Array.isArray(values)) throw new Error(`${what} must be an array of ${noun}s (whole numbers)`);
+  const seen = new Set();
+  for (const v of values) {
+    if (!Number.isInteger(v)) throw new Error(`${what}: ${show(v)} is not a whole ${noun} number`);
+    if (v < lo || v > hi) throw new Error(outside(v));
+    if (seen.has(v)) throw new Error(`${what} lists ${noun} ${v} twice`);
+    seen.add(v);
+  }
+  return [...seen].sort((a, b) => a - b);
+}
+
+// True when an ablation changes nothing.
+export function noAblation(a) {
+  return !a || (!a.hide.length && Object.values(a.heads_off).every((h) => !h.length));
+}

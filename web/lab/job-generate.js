@@ -9,12 +9,14 @@ import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { runJob, jobBackend } from './jobs.js';
 import { analyse, readControls, showTask, validate, writeControls } from './controls.js';
-import { checkText } from './guards.js';
-import { selectStep } from './job-inspect.js';
+import { checkAblation, checkText } from './guards.js';
+import { resetExperiment, selectStep } from './job-inspect.js';
 
-export async function generate(options = {}) {
+// how.early (the Generate button): start as soon as any model is usable; the
+// API waits for lab.ready.
+export async function generate(options = {}, how = {}) {
   const prompt = options?.prompt ?? $('prompt').value;
-  return (await runGeneration(options, [prompt]))[0];
+  return (await runGeneration(options ?? {}, [prompt], how))[0];
 }
 
 export async function generateMany({ prompts, ...options } = {}) {
@@ -23,27 +25,32 @@ export async function generateMany({ prompts, ...options } = {}) {
 }
 
 // Every (model, prompt) pair decodes on its own, exactly as if run alone.
-function runGeneration(options, prompts) {
-  return runJob('generation', (job) => generateJob(job, options, prompts));
+function runGeneration(options, prompts, how = {}) {
+  return runJob('generation', (job) => generateJob(job, options, prompts, how));
 }
 
-async function generateJob(job, options, prompts) {
-  await S.ready;
+async function generateJob(job, options, prompts, { early = false } = {}) {
+  await (early ? S.files : S.ready);
   // an option given as undefined is an option not given (as in lab.score): the page's control holds
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  const o = { ...readControls(), ...given, prompt: prompts[0] };
+  const { heads_off: headsOff, hide, ...settings } = given;
+  const o = { ...readControls(), ...settings, prompt: prompts[0] };
   validate(o);
   prompts.forEach((p, i) => checkText(p, prompts.length > 1 ? `prompt ${i}` : 'the prompt'));
+  const analyses = prompts.map(analyse);
+  // hide indexes the token history (BOS = 0) of every prompt: checked against the shortest
+  const ablation = checkAblation(S.metadata, { heads_off: headsOff, hide },
+    Math.min(...analyses.map((a) => a.history.length)));
   writeControls(o);
   showTask('generate');
   $('page-error').hidden = true;
-  const status = await jobBackend(o.backend);
-  const analyses = prompts.map(analyse);
+  const status = await jobBackend(o.backend, early);
   const run = startRun(job, o, status.backend, analyses);
   try {
     await call('generate', {
       runId: run.id, kinds: S.metadata.order, backend: status.backend, prompts: analyses.map((a) => a.ids),
       mode: o.mode, temperature: o.temperature, seed: o.seed >>> 0, limit: o.limit, top_k: o.top_k, top_p: o.top_p,
+      headsOff: ablation.heads_off, hide: ablation.hide,
     });
   } finally {
     flushRender();
@@ -51,7 +58,8 @@ async function generateJob(job, options, prompts) {
   }
   return analyses.map((analysis, p) => ({
     prompt: prompts[p], prompt_ids: analysis.ids, prompt_tokens: analysis.tokens,
-    history_length: analysis.history.length, backend: status.backend, options: { ...o, prompt: prompts[p] },
+    history_length: analysis.history.length, backend: status.backend,
+    options: { ...o, prompt: prompts[p], heads_off: ablation.heads_off, hide: ablation.hide },
     models: Object.fromEntries(S.metadata.order.map((kind) => [kind, modelResult(run.results[p][kind])])),
   }));
 }
@@ -71,6 +79,7 @@ function startRun(job, options, backend, analyses) {
     S.views[kind].text.replaceChildren();
   }
   S.run = run;
+  resetExperiment();
   S.selected = null;
   S.inspected = null;
   $('inspect-body').replaceChildren();

@@ -35,9 +35,15 @@ export function runJob(kind, body) {
   return body(job).finally(() => endJob(job));
 }
 
-// The runtime a job runs on: the one asked for, else the menu's.
-export function jobBackend(backend) {
-  return useBackend(checkBackend(backend ?? $('backend').value));
+// The runtime a job runs on: the one asked for, else the menu's. Started from
+// the page's buttons while files still download (early), the runtime the first
+// models are already usable on.
+export function jobBackend(backend, early = false) {
+  const choice = checkBackend(backend ?? $('backend').value);
+  if (early && S.phase !== 'ready' && S.earlyBackend && choice === $('backend').value) {
+    return Promise.resolve({ ok: true, backend: S.earlyBackend });
+  }
+  return useBackend(choice);
 }
 
 // Stops whatever is running or about to run (a generation, a score or a

@@ -7,11 +7,11 @@
 import { Vocab } from '../core/tokenizer.js';
 import { el } from '../core/dom.js';
 import { keepShell, registerOffline, shellUrls } from '../core/offline.js';
-import { modelCard, renderResults } from './view.js';
+import { backendName, modelCard, renderResults } from './view.js';
 import { installLinking, scrollToNewest } from './inspect-view.js';
 import { linkSlides } from './slides.js';
 import { BACKENDS, MODELS, MODELS_DIR, VENDOR, VENDOR_DIR } from './shared.js';
-import { checkMetadata, checkPresets, checkRuntimeManifest, checkVocab } from './guards.js';
+import { MAX_TEXT_CHARS, checkMetadata, checkPresets, checkRuntimeManifest, checkVocab } from './guards.js';
 import { versioned } from '../core/version.js';
 import { renderPlan, updateProgress } from './progress.js';
 import { call, onWorkerEvent } from './rpc.js';
@@ -26,10 +26,12 @@ import { generate, onGenerationEvent } from './job-generate.js';
 import { renderInspectPanel } from './job-inspect.js';
 import { score, scoreContinuation } from './job-score.js';
 import { lab } from './api.js';
+import { keepPlace, restorePlace } from './keep.js';
 
 const t0 = performance.now();
 
 onWorkerEvent((msg) => {
+  if (msg.event === 'model-ready') { modelReady(msg); return; }
   if (msg.event !== 'progress') { onGenerationEvent(msg); return; }
   updateProgress($('load-progress'), msg);
   if (S.phase === 'download') updateGenerate();
@@ -68,6 +70,8 @@ async function loadFiles() {
 }
 
 function wireControls() {
+  // the box takes at most what the lab reads: a pasted book is cut there, not laid out whole (seconds of freeze)
+  $('prompt').maxLength = MAX_TEXT_CHARS;
   for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener('change', syncModeInputs);
   for (const r of document.querySelectorAll('input[name="task"]')) r.addEventListener('change', syncTask);
   // the sampling controls redraw the inspected distribution at once
@@ -80,10 +84,17 @@ function wireControls() {
   if (BACKENDS.includes(initial)) $('backend').value = initial;
   $('backend').addEventListener('change', () => { switchBackend($('backend').value); });
   $('generate').addEventListener('click', () => {
-    generate().catch((err) => showPageError(err.message));
+    $('outputs-section').scrollIntoView({ block: 'start' }); // the tokens stream in view
+    S.shown = 'generate';
+    generate({}, { early: true }).then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
+      `${S.metadata.models[k].label} ${r.models[k].new_tokens} tokens`).join(', ')}. Select a token to inspect it.`))
+      .catch((err) => showPageError(err.message));
   });
   $('score').addEventListener('click', () => {
-    score({ text: $('prompt').value, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));
+    S.shown = 'score';
+    score({ text: $('prompt').value, eos: $('score-eos').checked }, { early: true })
+      .then(() => announce('score-view', 'Scored: the numbers and every token are below.'))
+      .catch((err) => showPageError(err.message));
   });
   $('stop').addEventListener('click', () => { stop(); });
 }
@@ -104,7 +115,34 @@ function buildCards() {
   $('dataset-attribution').textContent = `Stories: ${metadata.dataset.attribution}`;
 }
 
-// Below 700 px only one model card shows at a time; the tabs switch it.
+// Progressive readiness: a model is usable as soon as its own file is checked
+// and its session warmed up; its card says so, and Generate may start.
+function modelReady(msg) {
+  S.early[msg.kind] = { ...msg, page_ms: performance.now() };
+  if (msg.session.ok && S.firstReadyAt === null) {
+    S.firstReadyAt = performance.now();
+    S.earlyBackend = msg.backend;
+  }
+  showModelStatus(msg.kind, msg.session.ok, msg.backend, msg.session.error);
+  updateGenerate();
+}
+
+function showModelStatus(kind, ok, backend, error) {
+  const status = S.views[kind]?.status;
+  if (!status) return;
+  status.dataset.state = ok ? 'ready' : 'failed';
+  status.textContent = ok ? `Ready: file checked, session warmed up on ${backendName(backend)}.`
+    : `Not usable: ${error || 'see the message above'}`;
+}
+
+// After a run from the page: its results come into view and take focus, and a status line says what came.
+function announce(id, text) {
+  $('run-status').textContent = text;
+  $(id).scrollIntoView({ block: 'start' });
+  $(id).focus({ preventScroll: true });
+}
+
+// Below 700 px only one model card shows at a time; the toggles switch it.
 function showModel(kind) {
   document.querySelector('main').dataset.show = kind;
   for (const b of $('model-tabs').querySelectorAll('button')) {
@@ -120,7 +158,10 @@ async function download(choice) {
   renderPlan($('load-progress'), [...planned.runtimes.map(runtimeItem),
     ...S.metadata.order.map((kind) => ({ file: kind, label: models[kind].label, bytes: models[kind].bytes }))]);
   updateGenerate();
-  S.load = await call('load', { base: MODELS, metadata: S.metadata, manifest: S.manifest, runtimes: planned.runtimes });
+  // one runtime planned: each model's session is made as soon as its file is checked (progressive readiness)
+  const early = planned.runtimes.length === 1 ? planned.runtimes[0] : null;
+  S.load = await call('load', { base: MODELS, metadata: S.metadata, manifest: S.manifest, runtimes: planned.runtimes,
+    early });
   showLoadTable();
   return planned;
 }
@@ -135,8 +176,10 @@ function readyReport(choice, planned, status) {
     models[kind] = { ok: Boolean(load.ok && sess?.ok), error: modelError(load, sess, status),
       bytes: load.bytes ?? null, download_ms: load.download_ms ?? null, hash_ms: load.hash_ms ?? null,
       from: load.from ?? null, network_bytes: load.network_bytes ?? null,
-      create_ms: sess?.create_ms ?? null, warmup_ms: sess?.warmup_ms ?? null };
+      create_ms: sess?.create_ms ?? null, warmup_ms: sess?.warmup_ms ?? null,
+      ready_page_ms: S.early[kind]?.session?.ok ? S.early[kind].page_ms : null };
   }
+  const now = performance.now();
   const networkBytes = [...Object.values(report.runtimes), ...S.metadata.order.map((k) => report[k])]
     .reduce((a, r) => a + (r?.network_bytes ?? 0), 0);
   return { backend: status.backend ?? null, choice, ok: Boolean(status.ok), runtime: report.runtime,
@@ -144,29 +187,40 @@ function readyReport(choice, planned, status) {
     choice_reason: status.choice_reason ?? null, software_adapter: status.software_adapter ?? null,
     timed_ms: status.timed_ms ?? null,
     fallback_reason: status.fallback_reason ?? null, adapter: status.adapter ?? null,
-    error: status.ok ? null : status.error, models, ready_ms: performance.now() - t0, page_ms: performance.now() };
+    error: status.ok ? null : status.error, models, ready_ms: now - t0, page_ms: now,
+    first_model_ready_ms: S.firstReadyAt ?? (status.ok ? now : null) };
 }
 
 async function start() {
   if (location.protocol === 'file:') throw new Error('the lab needs a local web server (see the message above)');
   const offline = registerOffline();
+  let filesLoaded;
+  S.files = new Promise((resolve) => { filesLoaded = resolve; });
   await loadFiles();
   linkSlides();
   fillPresets(S.presets);
   wireControls();
   buildCards();
   syncTask();
+  const repeat = restorePlace(); // Back from a slide: the text, the controls, and the run to show again
+  keepPlace();
+  filesLoaded();
   const choice = $('backend').value;
   const planned = await download(choice);
   S.phase = 'starting';
   updateGenerate();
   const status = await useBackend(choice).catch((err) => ({ ok: false, error: err.message, models: {} }));
   S.phase = 'ready';
+  for (const kind of S.metadata.order) {
+    const m = status.models?.[kind];
+    showModelStatus(kind, Boolean(status.ok && m?.ok), status.backend, m?.error || status.error);
+  }
   updateGenerate();
   // the download is done: its bars fold into the Runtime section, out of the learner's way
   $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));
   offline.then((o) => (o.ok ? keepOffline() : null)).catch(() => {});
   showModelErrors(status);
+  S.shown = repeat;
   return readyReport(choice, planned, status);
 }
 
@@ -176,8 +230,17 @@ async function keepOffline() {
   return keepShell(shellUrls(urls));
 }
 
+// Back from a slide: the run the learner had shown runs again (seeded, so it comes back the same).
+function repeatRun() {
+  if (S.shown === 'generate') generate().catch((err) => showPageError(err.message));
+  if (S.shown === 'score') {
+    score({ text: $('prompt').value, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));
+  }
+}
+
 window.lab = lab;
 S.ready = lab.ready = start();
+lab.ready.then(repeatRun, () => {});
 lab.ready.catch((err) => {
   showPageError(`The lab could not start: ${err.message}`);
   S.phase = 'failed';

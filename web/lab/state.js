@@ -3,6 +3,10 @@
 
 export const S = {
   ready: null, // lab.ready: the start-up promise every job waits for
+  files: null, // the build's files loaded and the page built: a run from the page's buttons may start then
+  early: {}, // kind -> its 'model-ready' event: usable before the others arrive (progressive readiness)
+  earlyBackend: null, // the runtime those early sessions run on
+  firstReadyAt: null, // page time (ms since navigation) the first model became usable
   metadata: null, // onnx/metadata.json
   vocab: null, // a Vocab of onnx/vocab.json
   presets: [], // onnx/presets.json
@@ -22,6 +26,8 @@ export const S = {
   inspected: null, // {index, items} with the logits of the inspected step
   inspectCounter: 0, // the latest inspect request: an older answer that arrives later is dropped
   score: null, // the last score result
+  shown: null, // 'generate' or 'score': the last run started from the page's buttons (kept for Back)
+  ablation: null, // the inspect view's experiment: {heads_off: {kind: [heads]}, hide: [history positions]}
 };
 
 export const $ = (id) => document.getElementById(id);

@@ -4,6 +4,7 @@
 import { UNK_ID, detokenizePieces } from '../core/tokenizer.js';
 import { el, fmt, visibleToken } from '../core/dom.js';
 import { slideLink } from './slides.js';
+import { roving } from './roving.js';
 
 export { el, fmt, visibleToken };
 
@@ -38,6 +39,7 @@ export const STOP_LABELS = {
   limit: 'token limit reached',
   stopped: 'stopped by you',
   error: 'error',
+  waiting: 'still downloading: not run',
 };
 
 export function modelCard(kind, entry) {
@@ -62,11 +64,14 @@ export function modelCard(kind, entry) {
     el('h3', { id: `card-${kind}-title`, text: entry.label }),
     el('p', { class: 'note', text: `${fmt.int(entry.parameters)} parameters · ${heads}` }),
     el('p', { class: 'error model-error', role: 'alert', hidden: true }),
+    el('p', { class: 'note model-status', 'data-state': 'loading',
+      text: `Waiting for its file (${fmt.mb(entry.bytes)}).` }),
     el('p', { class: 'output-label note', text: 'Continuation (prompt in grey):' }),
     text,
     el('p', { class: 'output-label note', text: 'Tokens: select one to inspect that step' }),
     chips, explain, scoreThis, stats);
-  return { card, values, text, output: chips, explain, scoreThis, error: card.querySelector('.model-error') };
+  return { card, values, text, output: chips, explain, scoreThis, error: card.querySelector('.model-error'),
+    status: card.querySelector('.model-status') };
 }
 
 // The continuation twice: as readable text (punctuation attached, as
@@ -95,6 +100,7 @@ export function renderOutput(view, promptTokens, newTokens, steps, stop, onSelec
   }
   view.output.dataset.stop = String(stop);
   markSelected(view, selected);
+  roving(view.output, '.tok'); // the strip is one Tab stop; the arrow keys move between its tokens
 }
 
 function appendChips(view, tokens, from, stop, steps, onSelect) {
@@ -132,8 +138,10 @@ export function renderStats(view, stats) {
   view.error.hidden = !(stats && stats.error);
   view.error.textContent = stats && stats.error ? `This model stopped with an error: ${stats.error}` : '';
   const immediate = stats && stats.stop === 'eos' && stats.new_tokens === 0;
-  view.explain.hidden = !immediate;
-  view.explain.replaceChildren(...(immediate ? [
+  const waiting = stats && stats.stop === 'waiting';
+  view.explain.hidden = !immediate && !waiting;
+  view.explain.replaceChildren(...(waiting ? ['This model\'s file was still downloading when you pressed ' +
+    'Generate; it joins the next run once it is checked (its card says when).'] : []), ...(immediate ? [
     'This model chose <EOS> (end of story) as its very first token: ' +
       'after this text, ending the story was its most likely next token',
     ' (or the draw landed on it). Select <EOS> to see the probabilities, or try a different text. ',

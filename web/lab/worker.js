@@ -4,54 +4,29 @@
 // Which onnxruntime-web build each runtime loads, the checked and cached
 // downloads and the WebGPU probe live in runtime.js.
 
-import { Decoder, contextWindow, startHistory } from '../core/decoding.js';
+import { Decoder } from '../core/decoding.js';
+import { hideInWindow } from '../core/ablation.js';
 import { cancelDownloads, describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl }
   from './runtime.js';
-import { checkBackend, checkGraph, checkRuns } from './guards.js';
-import { MODELS_DIR, RUNTIMES, VENDOR_DIR, median, timingContext } from './shared.js';
+import { checkBackend, checkRuns } from './guards.js';
+import { VENDOR_DIR, median, timingContext } from './shared.js';
+import { progress, serialized, state, yieldToEvents } from './worker-state.js';
+import { newSession, run, runSession, sessionFor, sessionWithHeads } from './worker-sessions.js';
 
-const perRuntime = () => Object.fromEntries(RUNTIMES.map((b) => [b, {}]));
-
-const state = {
-  metadata: null,
-  bytes: {}, // kind -> Uint8Array of the verified model
-  loadErrors: {}, // kind -> message
-  sessions: perRuntime(), // backend -> kind -> InferenceSession
-  sessionErrors: perRuntime(),
-  manifest: null, // vendor/onnxruntime-web/runtimes.json
-  runtimeErrors: {}, // backend -> message
-  tensors: new WeakMap(), // session -> the Tensor class of its onnxruntime-web build
-  stops: new Set(),
-};
-
-// Let queued messages (Stop) in between model calls: a macrotask yield without timer clamping.
-const channel = new MessageChannel();
-const pending = [];
-channel.port1.onmessage = () => pending.shift()?.();
-function yieldToEvents() {
-  return new Promise((resolve) => { pending.push(resolve); channel.port2.postMessage(0); });
-}
-
-// Session runs are serialized: one model call at a time, whichever backend.
-let queue = Promise.resolve();
-function serialized(fn) {
-  const result = queue.then(fn, fn);
-  queue = result.catch(() => {});
-  return result;
-}
-
-function progress(file, name) {
-  return ({ loaded, total, from }) => postMessage({ event: 'progress', file, name, loaded, total, from });
-}
-
-// Downloads (or reads from the offline cache) the three models and the
-// runtimes the page asks for, all at once, each checked against its SHA-256.
-async function load({ base, metadata, manifest, runtimes = [] }) {
+// Downloads (or reads from the offline cache) the runtimes the page asks
+// for, then the models, smallest first, one file at a time (so that the first
+// model is whole as early as the link allows), each checked against its
+// SHA-256. With `early` (the one runtime the plan needs), each model's session
+// is created and warmed up as soon as its file is checked, and a 'model-ready'
+// event tells the page: that model is usable before the others arrive.
+async function load({ base, metadata, manifest, runtimes = [], early = null }) {
   state.metadata = metadata;
   state.manifest = manifest;
+  state.base = base;
   const report = { runtimes: {} };
-  const runtimeLoads = runtimes.map((b) => ensureRuntime(b).then((r) => { report.runtimes[b] = r; }));
-  await Promise.all(metadata.order.map(async (kind) => {
+  for (const b of runtimes) report.runtimes[b] = await ensureRuntime(b);
+  const bySize = [...metadata.order].sort((a, b) => metadata.models[a].bytes - metadata.models[b].bytes);
+  for (const kind of bySize) {
     const entry = metadata.models[kind];
     try {
       const got = await fetchVerified(new URL(entry.file, base).href,
@@ -63,10 +38,15 @@ async function load({ base, metadata, manifest, runtimes = [] }) {
       state.loadErrors[kind] = describeError(err);
       report[kind] = { ok: false, error: describeError(err) };
     }
-  }));
-  await Promise.all(runtimeLoads);
+    if (early && report[kind].ok && report.runtimes[early]?.ok) {
+      const made = await newSession(kind, early);
+      postMessage({ event: 'model-ready', kind, backend: early, load: report[kind], session: made });
+    }
+  }
   report.runtime = report.runtimes[runtimes[0]] ?? null;
   const keep = [...metadata.order.map((k) => new URL(metadata.models[k].file, base).href),
+    ...metadata.order.filter((k) => metadata.models[k].heads_graph)
+      .map((k) => new URL(metadata.models[k].heads_graph.file, base).href),
     ...Object.keys(manifest.builds).map((b) => runtimeUrl(manifest, b))];
   pruneCache(keep).catch(() => {});
   return report;
@@ -98,70 +78,6 @@ async function plan({ backend, considerSoftware = false }) {
   if (!gpu.ok) return { runtimes: ['wasm'], gpu, reason: gpu.reason };
   if (gpu.software && !considerSoftware) return { runtimes: ['wasm'], gpu, reason: gpu.software_reason };
   return { runtimes: ['webgpu', 'wasm'], gpu };
-}
-
-// One reused input buffer per batch size: runs are serialized and onnxruntime
-// copies the input before run() resolves, so the next call may overwrite it.
-// IDs are written as two little-endian 32-bit halves (ID, 0): no BigInt per slot.
-const inputBuffers = new Map();
-function feeds(contexts, Tensor) {
-  const width = state.metadata.context;
-  let buffer = inputBuffers.get(contexts.length);
-  if (!buffer) {
-    const flat = new BigInt64Array(contexts.length * width);
-    inputBuffers.set(contexts.length, buffer = { flat, halves: new Int32Array(flat.buffer) });
-  }
-  const { flat, halves } = buffer;
-  for (let b = 0; b < contexts.length; b++) {
-    const ctx = contexts[b];
-    for (let j = 0, k = 2 * b * width; j < width; j++, k += 2) { halves[k] = ctx[j]; halves[k + 1] = 0; }
-  }
-  return { context_ids: new Tensor('int64', flat, [contexts.length, width]) };
-}
-
-async function createSession(kind, backend) {
-  const { ort } = await loadRuntime(state.manifest, backend);
-  const t0 = performance.now();
-  const options = { executionProviders: [backend], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
-  const session = await ort.InferenceSession.create(state.bytes[kind].slice(), options);
-  state.tensors.set(session, ort.Tensor);
-  const createMs = performance.now() - t0;
-  const t1 = performance.now();
-  try {
-    let out;
-    try {
-      out = await runSession(session, [contextWindow(startHistory([]), state.metadata.context)]);
-    } catch (err) {
-      throw new Error(`${MODELS_DIR}/metadata.json: the warm-up call of ${state.metadata.models[kind].file} with ` +
-        `"context" ${state.metadata.context} IDs failed, so the file and the model disagree (${describeError(err)})`,
-      { cause: err });
-    }
-    checkGraph(kind, state.metadata, out); // the graph's shapes agree with metadata.json
-  } catch (err) {
-    await session.release?.();
-    throw err;
-  }
-  return { session, create_ms: createMs, warmup_ms: performance.now() - t1 };
-}
-
-// Fetches logits and the final query's attention (or, for the decoding loop,
-// logits only); the full causal matrix (output attention_matrix) only when asked for.
-async function runSession(session, contexts, { matrix = false, logitsOnly = false } = {}) {
-  const names = logitsOnly ? ['logits'] : session.outputNames.filter((n) => n !== 'attention_matrix' || matrix);
-  const outputs = await session.run(feeds(contexts, state.tensors.get(session)), names);
-  const logits = outputs.logits;
-  // getData() gives a copy that outlives dispose() (downloaded from the GPU, or out of the WASM heap)
-  const result = { logits: await logits.getData(), dims: logits.dims.map(Number) };
-  if (outputs.attention) {
-    result.attention = await outputs.attention.getData();
-    result.attentionDims = outputs.attention.dims.map(Number);
-  }
-  if (outputs.attention_matrix) {
-    result.matrix = await outputs.attention_matrix.getData();
-    result.matrixDims = outputs.attention_matrix.dims.map(Number);
-  }
-  for (const t of Object.values(outputs)) t.dispose?.();
-  return result;
 }
 
 // A runtime status, the same fields every time: the backend in use, whether it
@@ -234,43 +150,12 @@ async function createSessions(backend) {
     } else if (state.runtimeErrors[backend]) {
       report[kind] = { ok: false, error: state.runtimeErrors[backend] };
     } else if (state.sessions[backend][kind]) {
-      report[kind] = { ok: true, cached: true };
+      report[kind] = { ok: true, cached: true, ...state.sessionReports[backend][kind] };
     } else {
       report[kind] = await newSession(kind, backend);
     }
   }
   return report;
-}
-
-async function newSession(kind, backend) {
-  try {
-    const made = await serialized(() => createSession(kind, backend));
-    state.sessions[backend][kind] = made.session;
-    return { ok: true, create_ms: made.create_ms, warmup_ms: made.warmup_ms };
-  } catch (err) {
-    state.sessionErrors[backend][kind] = describeError(err);
-    return { ok: false, error: describeError(err) };
-  }
-}
-
-function sessionFor(kind, backend) {
-  const session = state.sessions[backend]?.[kind];
-  if (session) return session;
-  const why = state.loadErrors[kind] || state.runtimeErrors[backend] || state.sessionErrors[backend]?.[kind] ||
-    `no ${backend} session yet`;
-  throw new Error(`${kind} is not available on ${backend}: ${why}`);
-}
-
-async function run({ kind, backend, contexts, matrix = false, logitsOnly = false }) {
-  const session = sessionFor(kind, backend);
-  if (matrix && !session.outputNames.includes('attention_matrix')) {
-    throw new Error(`${kind} has no attention, so it has no attention matrix`);
-  }
-  const t0 = performance.now();
-  const out = await serialized(() => runSession(session, contexts, { matrix, logitsOnly }));
-  out.ms = performance.now() - t0;
-  out.backend = backend;
-  return out;
 }
 
 // Timed single-context calls; at most MAX_BENCH_RUNS (guards.js), and Stop ends it
@@ -304,7 +189,8 @@ async function bench({ kind, backend, runs, runId }) {
 // queued messages (Stop) in.
 const FRAME_MS = 16;
 async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit, top_k: topK = 0,
-  top_p: topP = 1 }) {
+  top_p: topP = 1, headsOff = {}, hide = [] }) {
+  const hidden = new Set(hide);
   const C = state.metadata.vocab_size;
   const options = { context: state.metadata.context, mode, temperature, seed, limit, top_k: topK, top_p: topP };
   const models = kinds.map((kind) => ({
@@ -323,9 +209,11 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
   };
   for (const model of models) {
     try {
-      sessionFor(model.kind, backend);
+      await sessionWithHeads(model.kind, backend, headsOff[model.kind]); // a head-switch graph loads here
     } catch (err) {
-      model.loops.forEach((l) => finish(l, 'error', describeError(err)));
+      // a model whose file is still coming (a run started before all were ready) waits, it did not fail
+      const waiting = !state.bytes[model.kind] && !state.loadErrors[model.kind];
+      model.loops.forEach((l) => finish(l, waiting ? 'waiting' : 'error', waiting ? null : describeError(err)));
     }
     model.loops.forEach(report);
   }
@@ -349,9 +237,9 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
       if (!active.length) continue;
       let out;
       try {
-        const contexts = active.map((l) => l.context());
-        for (const l of active) if (!l.first) l.first = [...l.context()]; // once per loop, for lab.generate's report
-        out = await run({ kind: model.kind, backend, contexts, logitsOnly: true });
+        const contexts = active.map((l) => hideInWindow(l.context(), l.history.length, hidden));
+        for (const [b, l] of active.entries()) if (!l.first) l.first = [...contexts[b]]; // for lab.generate's report
+        out = await run({ kind: model.kind, backend, contexts, logitsOnly: true, headsOff: headsOff[model.kind] });
       } catch (err) {
         active.forEach((l) => finish(l, 'error', describeError(err)));
         finishing(active);

@@ -12,7 +12,9 @@ Two canvases share one element writer (``element``):
 - ``Drawing``: box-and-arrow diagrams (maps, Part II): labelled boxes whose fill
   says what they hold (data, operation, parameter, output) and whose border
   says which attention vector they are (query, key, value, message), arrows
-  with heads in their own colour, labelled matrices, ``flow`` for a chain;
+  with heads in their own colour, ``flow`` for a chain; vectors and small
+  matrices as coloured cells with their values are kit/cells.py's, drawn
+  through a Drawing;
 - ``Figure``: line figures (Part III, results): multi-line boxes, lines and
   paths with one arrowhead, font set once on the figure.
 
@@ -31,13 +33,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-from common.palette import FILLS, GRID, INK, LINE, MUTED, PAPER, ROLES
+from common.palette import FILLS, INK, LINE, MUTED, PAPER, ROLES
+from common.typeface import MONO, SANS, SLIDE_MIN_PX
 
 SVG_NS = "http://www.w3.org/2000/svg"
-FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif"
-MONO = "'DejaVu Sans Mono', Menlo, Consolas, monospace"
-FIGURE_FONT = "system-ui, sans-serif"
+FONT = FIGURE_FONT = SANS  # the pages' family (common/typeface.py)
 ARROWHEAD = "M0,0 L10,5 L0,10 z"
+# A figure is drawn at the size a slide shows it: one unit is one px of the
+# 1280x720 slide (at most SLIDE units wide, COLUMN in one of two columns), so
+# text of MIN_TEXT units reads at 18 px on the projector. Every font size
+# written here is at least MIN_TEXT.
+SLIDE, COLUMN = 1180, 570
+MIN_TEXT = SLIDE_MIN_PX
 
 
 def _name(key: str) -> str:
@@ -49,6 +56,8 @@ def element(tag: str, text=None, children: str | None = None, **attributes) -> s
     """One SVG element. Attributes keep their order; None leaves one out.
     ``text`` is escaped; ``children`` is markup already written by this module.
     With neither, the element closes itself."""
+    if attributes.get("font_size") is not None:
+        attributes["font_size"] = _n(max(MIN_TEXT, float(attributes["font_size"])))
     attrs = "".join(f' {_name(k)}="{escape(str(v))}"' for k, v in attributes.items() if v is not None)
     if text is None and children is None:
         return f"<{tag}{attrs}/>"
@@ -110,6 +119,11 @@ def _n(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
+def text_width(text, size: float, bold: bool = False) -> float:
+    """About how wide ``text`` is set in the figures' family at ``size`` units."""
+    return len(str(text)) * size * (0.5 if bold else 0.46)
+
+
 def _luminance(colour: str) -> float:
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
@@ -153,7 +167,7 @@ class Box:
 
 
 class Drawing:
-    """A box-and-arrow diagram; text of at least 13 units in a 1000-unit-wide box."""
+    """A box-and-arrow diagram; text of at least MIN_TEXT units."""
 
     def __init__(self, width: float, height: float, ident: str, title: str, desc: str):
         if not title or not desc:
@@ -202,19 +216,21 @@ class Drawing:
     def dot(self, x, y, r, fill):
         self.parts.append(element("circle", cx=f"{x:.1f}", cy=f"{y:.1f}", r=r, fill=fill))
 
-    def box(self, x, y, w, h, label, sub=None, kind="data", size=17, sub_size=14, role=None) -> Box:
-        """A labelled box; ``sub`` is a second line (a tensor shape, in monospace);
-        ``role`` (query, key, value, message) colours its border.
-        Long text is set smaller to fit the box, never below 13 units."""
-        size = max(13.0, min(size, (w - 12) / (0.56 * max(1, len(str(label))))))
-        if sub is not None:
-            sub_size = max(12.0, min(sub_size, (w - 12) / (0.61 * max(1, len(str(sub))))))
+    def box(self, x, y, w, h, label, sub=None, kind="data", size=18, sub_size=18, role=None) -> Box:
+        """A labelled box; ``sub`` is a second line (a tensor shape, a vector);
+        ``role`` (query, key, value, message) colours its border. Text is never
+        set below MIN_TEXT: a box too narrow for it grows about its centre (the
+        Box returned has the size drawn)."""
+        size, sub_size = max(MIN_TEXT, size), max(MIN_TEXT, sub_size)
+        need = max(text_width(label, size, bold=True), text_width(sub, sub_size) if sub is not None else 0) + 16
+        if need > w:
+            x, w = min(max(2.0, x - (need - w) / 2), self.width - need - 2), need
         self.rect(x, y, w, h, fill=FILLS[kind], stroke=ROLES[role] if role else LINE)
         if sub is None:
             self.text(x + w / 2, y + h / 2 + size * 0.35, label, size=size, weight="600")
         else:
             self.text(x + w / 2, y + h / 2 - 4, label, size=size, weight="600")
-            self.text(x + w / 2, y + h / 2 + sub_size + 2, sub, size=sub_size, fill=MUTED, mono=True)
+            self.text(x + w / 2, y + h / 2 + sub_size + 2, sub, size=sub_size, fill=MUTED)
         return Box(x, y, w, h)
 
     def _head(self, colour: str) -> str:
@@ -277,26 +293,6 @@ class Drawing:
             )
         )
 
-    def grid(
-        self, x, y, values, cell=44, row_labels=None, col_labels=None, fmt=None, shade=None, size=14, label_size=14
-    ):
-        """A matrix of cells; ``shade(r, c, v)`` returns a fill colour, ``fmt(v)`` the text
-        (None: no text). Returns the Box of the cells."""
-        rows, cols = len(values), len(values[0]) if values else 0
-        for r, row in enumerate(values):
-            for c, v in enumerate(row):
-                fill = shade(r, c, v) if shade else PAPER
-                self.rect(x + c * cell, y + r * cell, cell, cell, fill=fill, stroke=GRID, width=1, radius=0)
-                text = fmt(v) if fmt else None
-                if text is not None:
-                    cx, cy = x + c * cell + cell / 2, y + r * cell + cell / 2 + size * 0.35
-                    self.text(cx, cy, text, size=size, fill=text_on(fill))
-        for r, lab in enumerate(row_labels or []):
-            self.text(x - 8, y + r * cell + cell / 2 + label_size * 0.35, lab, size=label_size, anchor="end")
-        for c, lab in enumerate(col_labels or []):
-            self.text(x + c * cell + cell / 2, y - 8, lab, size=label_size)
-        return Box(x, y, cols * cell, rows * cell)
-
     def render(self) -> str:
         return document(self.ident, _n(self.width), _n(self.height), self.title, self.desc, "".join(self.parts))
 
@@ -315,20 +311,24 @@ def flow(
     n = len(stages)
     if len(edges) != n - 1:
         raise ValueError(f"{ident}: {n} stages need {n - 1} edge labels")
-    gap = 46
-    w = (width - 20 - gap * (n - 1)) / n
+    # each box as wide as its text needs (at least an even share of the width),
+    # the arrows between them share what is left, never shorter than 34 units
+    even = (width - 20 - 46 * (n - 1)) / n
+    widths = [
+        max(even, text_width(label, MIN_TEXT, bold=True) + 16, text_width(sub or "", MIN_TEXT) + 16)
+        for label, sub, _ in stages
+    ]
+    gap = max(34.0, (width - 20 - sum(widths)) / max(1, n - 1))
+    width = max(width, sum(widths) + gap * (n - 1) + 20)
     d = Drawing(width, box_h + 70, ident, title, desc)
-    boxes = []
-    for k, (label, sub, kind) in enumerate(stages):
-        wide = w > 120
-        x = 10 + k * (w + gap)
-        boxes.append(
-            d.box(x, 40, w, box_h, label, sub=sub, kind=kind, size=16 if wide else 15, sub_size=14 if wide else 13)
-        )
+    boxes, x = [], 10.0
+    for (label, sub, kind), w in zip(stages, widths):
+        boxes.append(d.box(x, 40, w, box_h, label, sub=sub, kind=kind))
+        x += w + gap
     for k, label in enumerate(edges):
         d.arrow(boxes[k].right, boxes[k + 1].left)
         if label:
-            d.text((boxes[k].right[0] + boxes[k + 1].left[0]) / 2, 30, label, size=14, fill=MUTED)
+            d.text((boxes[k].right[0] + boxes[k + 1].left[0]) / 2, 28, label, fill=MUTED)
     return d.render()
 
 
@@ -363,10 +363,16 @@ class Figure:
             fill=fill,
         )
 
-    def box(self, x, y, w, h, lines, fill=FILLS["muted"], stroke=LINE, size=15, cls="box", bold_first=True, rx=8):
-        self.add("rect", cls=cls, **at(x=x, y=y, width=w, height=h), rx=rx, fill=fill, stroke=stroke, stroke_width=1.5)
+    def box(self, x, y, w, h, lines, fill=FILLS["muted"], stroke=LINE, size=18, cls="box", bold_first=True, rx=8):
+        """A box of one or more centred lines (the first bold); a box too narrow
+        for its text at MIN_TEXT grows about its centre."""
         lines = [lines] if isinstance(lines, str) else list(lines)
-        gap = size * 1.3
+        size = max(MIN_TEXT, size)
+        need = max(text_width(line, size, bold=i == 0 and bold_first) for i, line in enumerate(lines)) + 14
+        if need > w:
+            x, w = min(max(2.0, x - (need - w) / 2), self.width - need - 2), need
+        self.add("rect", cls=cls, **at(x=x, y=y, width=w, height=h), rx=rx, fill=fill, stroke=stroke, stroke_width=1.5)
+        gap = size * 1.25
         top = y + h / 2 - gap * (len(lines) - 1) / 2 + size * 0.35
         for i, line in enumerate(lines):
             first = i == 0
@@ -374,7 +380,7 @@ class Figure:
                 x + w / 2,
                 top + i * gap,
                 line,
-                size=size if first else size - 2,
+                size=size,
                 weight="600" if (first and bold_first) else "normal",
                 fill=INK if first else MUTED,
             )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from common.palette import FILLS, HEADS, MUTED, PAPER
 
-from .draw import Figure, at, title
+from .draw import MIN_TEXT, Figure, at, text_width, title
 from .numbers import shape_text
 
 
@@ -32,21 +32,21 @@ def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, headin
     f = Figure(ident, 1000, height, heading, desc)
     mid = 40 + n_heads * lane / 2
     learned = FILLS["param"]
-    f.box(10, mid - 40, 120, 80, ["E", shape_text([T, D])], size=16)
-    f.box(160, mid - 40, 150, 80, ["E·W_Q, E·W_K,", "E·W_V, each", shape_text([T, D])], fill=learned, size=14)
-    f.arrow(130, mid, 162, mid)
-    x_split, x_att, x_join = 345, 505, 735
+    f.box(10, mid - 40, 100, 80, ["E", shape_text([T, D])])
+    f.box(140, mid - 44, 160, 88, ["E·W_Q, E·W_K,", "E·W_V, each", shape_text([T, D])], fill=learned)
+    f.arrow(110, mid, 138, mid)
+    x_split, x_att, x_join = 330, 500, 730
     for k in range(n_heads):
         y = 40 + k * lane + lane / 2
         colour = head_colour(k)
-        f.path(f"M310,{mid} C328,{mid} 328,{y} {x_split - 3},{y}", colour=colour, width=2)
+        f.path(f"M300,{mid} C316,{mid} 316,{y} {x_split - 3},{y}", colour=colour, width=2)
         f.add(
             "rect",
             cls="head-slice",
             data_head=k + 1,
             x=x_split,
             y=y - 16,
-            width=120,
+            width=140,
             height=32,
             rx=6,
             fill=colour,
@@ -54,23 +54,22 @@ def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, headin
             stroke=colour,
             stroke_width=1.5,
         )
-        f.text(x_split + 60, y + 5, f"head {k + 1}: {shape_text([T, head_width])}", size=13)
-        f.arrow(x_split + 120, y, x_att - 3, y, colour=colour)
-        f.add("rect", x=x_att, y=y - 16, width=190, height=32, rx=6, fill=PAPER, stroke=colour, stroke_width=1.5)
-        f.text(x_att + 95, y + 5, f"A {shape_text([T, T])} · V → H{k + 1}", size=13)
-        f.path(f"M{x_att + 190},{y} C{x_join - 20},{y} {x_join - 20},{mid} {x_join - 3},{mid}", colour=colour, width=2)
-    f.box(x_join, mid - 40, 120, 80, ["join", shape_text([T, n_heads * head_width])], size=15)
-    f.box(x_join + 150, mid - 40, 105, 80, ["· W_O, + E", shape_text([T, D])], fill=learned, size=14)
-    f.arrow(x_join + 120, mid, x_join + 147, mid)
-    f.text(x_split + 60, 24, "split into heads", size=13, fill=MUTED)
-    f.text(x_att + 95, 24, "each head attends alone", size=13, fill=MUTED)
-    f.text(x_join + 60, 24, "concatenate", size=13, fill=MUTED)
+        f.text(x_split + 70, y + 6, f"head {k + 1}: {shape_text([T, head_width])}")
+        f.arrow(x_split + 140, y, x_att - 3, y, colour=colour)
+        f.add("rect", x=x_att, y=y - 16, width=200, height=32, rx=6, fill=PAPER, stroke=colour, stroke_width=1.5)
+        f.text(x_att + 100, y + 6, f"A {shape_text([T, T])} · V → H{k + 1}")
+        f.path(f"M{x_att + 200},{y} C{x_join - 16},{y} {x_join - 16},{mid} {x_join - 3},{mid}", colour=colour, width=2)
+    f.box(x_join, mid - 40, 115, 80, ["join", shape_text([T, n_heads * head_width])])
+    f.box(x_join + 140, mid - 40, 125, 80, ["· W_O, + E", shape_text([T, D])], fill=learned)
+    f.arrow(x_join + 115, mid, x_join + 137, mid)
+    f.text(x_split + 70, 24, "split into heads", fill=MUTED)
+    f.text(x_att + 100, 24, "each head attends alone", fill=MUTED)
+    f.text(x_join + 58, 24, "concatenate", fill=MUTED)
     f.text(
         500,
         height - 10,
         f"{n_heads} × {head_width} = {n_heads * head_width} coordinates: "
         "splitting reshapes the projections, it adds no weights.",
-        size=13,
         fill=MUTED,
     )
     return f.render()
@@ -93,9 +92,13 @@ def attention_arrows(
     columns = columns or heads
     rows_of_panels = -(-heads // columns)
     panel_w = 1000 // columns
-    row_h = 24 if n <= 10 else 18
-    panel_h = 40 + n * row_h + 10
+    row_h = 26 if n <= 10 else 22
+    panel_h = 44 + n * row_h + 10
     height = rows_of_panels * panel_h + 10
+    # per panel: the weights, the source words (right-aligned), the lines, the query
+    value_w = text_width("0.000", MIN_TEXT) + 8
+    word_w = max(text_width(w, MIN_TEXT, bold=True) for w in words)
+    query_w = text_width(query, MIN_TEXT, bold=True) + 16
     parts = []
     for h, row in enumerate(weight_rows):
         best = max(range(n), key=lambda i: row[i])
@@ -114,22 +117,15 @@ def attention_arrows(
         px = (h % columns) * panel_w
         py = (h // columns) * panel_h
         colour = head_colour(h)
-        f.text(px + panel_w / 2, py + 22, head_names[h], size=15, weight="600", fill=colour)
-        qx = px + panel_w - 20
-        qy = py + 40 + n * row_h / 2
-        sx = px + (panel_w * 0.42 if columns > 2 else panel_w * 0.35)
+        f.text(px + panel_w / 2, py + 24, head_names[h], weight="600", fill=colour)
+        qright = px + panel_w - 10
+        qy = py + 44 + n * row_h / 2
+        sx = px + 4 + value_w + word_w + 8
         best = max(range(n), key=lambda i: row[i])
         for i, (word, w) in enumerate(zip(words, row)):
-            y = py + 40 + i * row_h + row_h / 2
-            f.text(
-                sx - 6,
-                y + 5,
-                word,
-                size=13 if columns > 2 else 14,
-                anchor="end",
-                weight="700" if i == best else "normal",
-            )
-            f.text(px + 6, y + 5, f"{w:.3f}", size=12, anchor="start", fill=MUTED)
+            y = py + 44 + i * row_h + row_h / 2
+            f.text(sx - 6, y + 6, word, anchor="end", weight="700" if i == best else "normal")
+            f.text(px + 4, y + 6, f"{w:.3f}", anchor="start", fill=MUTED)
             if w > 0.0005:
                 f.add(
                     "line",
@@ -138,7 +134,7 @@ def attention_arrows(
                     data_head=h + 1,
                     data_slot=i,
                     data_weight=f"{w:.6f}",
-                    **at(x1=sx, y1=y, x2=qx - 36, y2=qy),
+                    **at(x1=sx, y1=y, x2=qright - query_w, y2=qy),
                     stroke=colour,
                     stroke_width=round(0.8 + 12 * w, 2),
                     stroke_opacity=round(0.25 + 0.75 * w, 3),
@@ -146,13 +142,12 @@ def attention_arrows(
                 )
         f.add(
             "rect",
-            **at(x=qx - 36, y=qy - 14),
-            width=52,
-            height=28,
+            **at(x=qright - query_w, y=qy - 16, width=query_w),
+            height=32,
             rx=6,
             fill=PAPER,
             stroke=colour,
             stroke_width=2,
         )
-        f.text(qx - 10, qy + 5, query, size=13, weight="600")
+        f.text(qright - query_w / 2, qy + 6, query, weight="600")
     return f.render()

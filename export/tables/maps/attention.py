@@ -98,10 +98,11 @@ def attention(maps_toy: Toy) -> dict:
         "pad_weight": fl(A[0, 0, 0]),
         "weight_sums": lst(A.sum(-1)),
         "weights_table": {
-            "header": ["Example", "slot 0", "slot 1", "slot 2", "slot 3"],
-            "rows": [[b] + lst(A[b, 0]) for b in range(B)],
+            "header": ["Example", *(f"slot {s + 1}" for s in range(A.shape[-1]))],  # counted from 1
+            "rows": [[b + 1] + lst(A[b, 0]) for b in range(B)],
         },
         "contributions_example1": lst(contributions),
+        "slot_labels": [f"slot {s + 1}" for s in range(A.shape[-1])],  # slots count from 1 on the slides
         "message": lst(message),
         "message_shape": list(message.shape),
         "update": lst(update),

@@ -93,11 +93,11 @@ def attention_flow(dims: dict, att: dict) -> str:
     msg = dr.box(575, 200, 170, 70, "message α·V", sub=_shape(att["message_shape"]), kind="op", role="message")
     dr.arrow(a.bottom, msg.top)
     dr.arrow(v.right, msg.left)
-    fin = dr.box(805, 200, 180, 70, "updated row", sub=_shape(att["update_shape"]), kind="data")
-    dr.arrow(msg.right, fin.left, label="W_O, add", label_offset=-10)
-    out = dr.box(805, 60, 180, 70, "hidden → logits", sub=_shape(att["logits_shape"]), kind="out")
+    fin = dr.box(820, 200, 175, 70, "updated row", sub=_shape(att["update_shape"]), kind="data")
+    dr.arrow(msg.right, fin.left, label="W_O, add", label_offset=-12)
+    out = dr.box(820, 60, 175, 70, "hidden → logits", sub=_shape(att["logits_shape"]), kind="out")
     dr.arrow(fin.top, out.bottom)
-    dr.text(895, 168, "ReLU layer, W₂", size=14, fill=MUTED)
+    dr.text(898, 170, "ReLU layer, W₂", anchor="end", fill=MUTED)
     dr.polyline(
         [e.bottom, (e.bottom[0], 318), (fin.x + 40, 318), (fin.x + 40, fin.y + fin.h)], dash="5 4", colour=ACCENT
     )
@@ -112,7 +112,7 @@ def attention_arrows(att: dict) -> str:
     desc_parts = []
     for b, (toks, ws) in enumerate(zip(tokens, weights)):
         pairs = ", ".join(f"{t} {wt:.3f}" for t, wt in zip(toks, ws))
-        desc_parts.append(f"example {b}: {pairs}")
+        desc_parts.append(f"example {b + 1}: {pairs}")
     desc = (
         "Arrows from each context slot to the final query, drawn as thick as the toy model's attention weight: "
         + "; ".join(desc_parts)
@@ -121,8 +121,8 @@ def attention_arrows(att: dict) -> str:
     dr = Drawing(1000, 340, "maps-attention-arrows", "Where the final query reads: the real attention weights", desc)
     for b, (toks, ws) in enumerate(zip(tokens, weights)):
         y = 70 + b * 160
-        dr.text(10, y + 42, f"example {b}", size=15, anchor="start", weight="600")
-        query = dr.box(820, y + 10, 160, 64, "query", sub=f"slot {len(toks) - 1}: {toks[-1]}", kind="op")
+        dr.text(10, y + 42, f"example {b + 1}", size=15, anchor="start", weight="600")
+        query = dr.box(820, y + 10, 160, 64, "query", sub=f"slot {len(toks)}: {toks[-1]}", kind="op")
         for s, (t, wt) in enumerate(zip(toks, ws)):
             box = dr.box(
                 120 + s * 165, y + 10, 130, 64, t, sub=f"α = {wt:.3f}", kind="muted" if t == "<PAD>" else "data"

@@ -116,7 +116,7 @@ def mlp_step(maps_toy: Toy) -> MlpStep:
         "loss": fl(loss),
         "loss_table": {
             "header": ["Example", "Target", "p(target)", "−log p(target)"],
-            "rows": [[b, tokens[int(y[b])], fl(probs[b, int(y[b])]), fl(losses[b])] for b in range(B)],
+            "rows": [[b + 1, tokens[int(y[b])], fl(probs[b, int(y[b])]), fl(losses[b])] for b in range(B)],
         },
         "cross_entropy_max_abs_diff": max_diff(losses, manual_losses),
         "grad": {
@@ -131,10 +131,10 @@ def mlp_step(maps_toy: Toy) -> MlpStep:
             "abs_diff": abs(fl(grad) - fl(manual_grad)),
         },
         "grad_table": {
-            "header": ["Example", "p(red)", "[y = red]", "h₀", "term"],
+            "header": ["Example", "p(red)", "[y = red]", "h₁", "term"],
             "rows": [
                 [
-                    b,
+                    b + 1,
                     fl(probs[b, 9]),
                     fl(y.eq(9).float()[b]),
                     fl(hidden[b, 0]),

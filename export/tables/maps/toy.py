@@ -141,17 +141,18 @@ def vocabulary(maps_toy: Toy) -> dict:
 @table("maps_story", needs=["maps_toy"])
 def story(maps_toy: Toy) -> dict:
     vocab, ids = maps_toy.vocab, maps_toy.ids
-    target_position = 4
+    target_position = 4  # a Python index: ids[4]; the slides count positions from 1
     history = ids[:6]
     return {
         "ids": ids,
         "tokens": [vocab.itos[i] for i in ids],
         "positions": {
             "header": ["Position", "ID", "Token"],
-            "rows": [[p, i, vocab.itos[i]] for p, i in enumerate(ids)],
+            "rows": [[p + 1, i, vocab.itos[i]] for p, i in enumerate(ids)],  # counted from 1 (BOS is 1)
         },
-        "target_position": target_position,
-        "target_row": target_position - 1,  # the window row whose target sits at target_position
+        "target_position": target_position,  # Python index
+        "target_number": target_position + 1,  # the same position counted from 1, as the slides count
+        "target_row": target_position,  # the window row (counted from 1) whose target is ids[target_position]
         "context_ids": ids[target_position - W : target_position],
         "target_id": ids[target_position],
         "target_token": vocab.itos[ids[target_position]],
@@ -169,7 +170,7 @@ def story(maps_toy: Toy) -> dict:
 def windows(maps_toy: Toy) -> dict:
     vocab, ids, all_X, all_y = maps_toy.vocab, maps_toy.ids, maps_toy.all_X, maps_toy.all_y
     rows = [
-        [r, lst(all_X[r]), [vocab.itos[i] for i in lst(all_X[r])], int(all_y[r]), vocab.itos[int(all_y[r])]]
+        [r + 1, lst(all_X[r]), [vocab.itos[i] for i in lst(all_X[r])], int(all_y[r]), vocab.itos[int(all_y[r])]]
         for r in range(len(all_y))
     ]
     windows = {
@@ -196,13 +197,13 @@ def batch(maps_toy: Toy) -> dict:
     batch_sizes = [len(all_y[start : start + B]) for start in range(0, N, B)]
     course = PROFILES["course"]
     rows = {
-        "header": ["Batch row", "X (context IDs)", "Context tokens", "y", "Target"],
+        "header": ["Example", "X (context IDs)", "Context tokens", "y", "Target"],
         "rows": [
-            [b, lst(X[b]), [vocab.itos[i] for i in lst(X[b])], int(y[b]), vocab.itos[int(y[b])]] for b in range(B)
+            [b + 1, lst(X[b]), [vocab.itos[i] for i in lst(X[b])], int(y[b]), vocab.itos[int(y[b])]] for b in range(B)
         ],
     }
     return {
-        "selected_rows": BATCH_ROWS,
+        "selected_rows": [r + 1 for r in BATCH_ROWS],  # rows of the windows table, counted from 1
         "X": lst(X),
         "y": lst(y),
         "table": rows,
@@ -214,8 +215,8 @@ def batch(maps_toy: Toy) -> dict:
         "batch_sizes": batch_sizes,
         "steps_per_pass": len(batch_sizes),
         "dims": {"B": B, "w": W, "C": len(vocab), "d": D, "h": H, "d_k": D_K, "d_v": D_V, "wd": W * D, "Bh": B * H},
-        "lily_slots": [
-            lst(X[b]).index(vocab.stoi["lily"]) if vocab.stoi["lily"] in lst(X[b]) else None for b in range(B)
+        "lily_slots": [  # counted from 1
+            lst(X[b]).index(vocab.stoi["lily"]) + 1 if vocab.stoi["lily"] in lst(X[b]) else None for b in range(B)
         ],
         "dims_table": {
             "header": ["Symbol", "Value", "Meaning"],
@@ -224,9 +225,7 @@ def batch(maps_toy: Toy) -> dict:
                 ["w", W, "context slots"],
                 ["C", len(vocab), "vocabulary items, specials included"],
                 ["d", D, "embedding width"],
-                ["h", H, "hidden units"],
-                ["d_k", D_K, "query/key width"],
-                ["d_v", D_V, "value width"],
+                ["H", H, "hidden units"],
             ],
         },
         "course": {

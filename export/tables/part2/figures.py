@@ -8,20 +8,22 @@ Table: ``part2_figures``."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, ALERT, BLOCKED, GRIDLINE, INK, LINE, MUTED, PAPER, scale_colour
+from common.palette import ACCENT, ALERT, GRIDLINE, INK, LINE, MUTED, PAPER
 
-from ..kit.draw import Drawing, text_on
+from ..kit.cells import cells, legend, vector_box
+from ..kit.draw import COLUMN, MIN_TEXT, Drawing, text_width
 from ..kit.registry import table
+
+
+def _one(x, digits=2) -> str:
+    """A number with at most ``digits`` decimals, trailing zeros dropped."""
+    text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text.replace("-", "−")
 
 
 def _v(xs, digits=2) -> str:
     """A short vector: at most ``digits`` decimals, trailing zeros dropped."""
-
-    def one(x):
-        text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
-        return "0" if text in ("", "-0") else text.replace("-", "−")
-
-    return "[" + ", ".join(one(x) for x in xs) + "]"
+    return "[" + ", ".join(_one(x, digits) for x in xs) + "]"
 
 
 def bank_arrows(walk: dict, position: int) -> str:
@@ -33,7 +35,7 @@ def bank_arrows(walk: dict, position: int) -> str:
         desc.append(f"{name} sentence: " + ", ".join(f"{t} {w:.2f}" for t, w in zip(toks, weights)))
     d = Drawing(
         1000,
-        330,
+        360,
         "part2-bank-arrows",
         "Where “bank” reads in each sentence: the model's attention weights",
         "Arrows into “bank” from every word up to it, as thick as its attention weight. " + "; ".join(desc) + ".",
@@ -57,11 +59,13 @@ def bank_arrows(walk: dict, position: int) -> str:
                 opacity=0.3 + 0.7 * a,
                 bend=-(40 + 8 * (row - j)),
             )
-    d.text(990, 320, "numbers: the attention weight of each word for “bank”", size=14, anchor="end", fill=MUTED)
+    d.text(990, 352, "numbers: the attention weight of each word for “bank”", anchor="end", fill=MUTED)
     return d.render()
 
 
 def causal_mask(walk: dict) -> str:
+    """The river sentence's attention weights as a matrix of cells (kit/cells.py),
+    the future cells blocked; drawn for one of two columns."""
     toks, A = walk["river"]["tokens"], walk["river"]["A"]
     n = len(toks)
     desc = (
@@ -69,35 +73,32 @@ def causal_mask(walk: dict) -> str:
         f"with j after i are blocked (grey, weight exactly 0); the other cells show the attention weight, "
         f"darker for larger weights, and each row sums to 1."
     )
-    d = Drawing(800, 660, "part2-causal-mask", "The causal mask: each word reads only itself and earlier words", desc)
-    cell = 50
-    x0, y0 = 150, 110
-
-    def shade(r, c, v):
-        return BLOCKED if c > r else scale_colour(v)
-
-    d.grid(
-        x0, y0, A, cell=cell, row_labels=[f"{i + 1} {t}" for i, t in enumerate(toks)], fmt=lambda v: None, shade=shade
+    labels = [f"{i + 1} {t}" for i, t in enumerate(toks)]
+    x0 = max(text_width(label, MIN_TEXT) for label in labels) + 14
+    y0, cell_h = 76, 32
+    d = Drawing(
+        COLUMN,
+        y0 + n * cell_h + 84,
+        "part2-causal-mask",
+        "The causal mask: each word reads only itself and earlier words",
+        desc,
     )
-    for r in range(n):
-        for c in range(n):
-            if c > r:
-                d.text(x0 + c * cell + cell / 2, y0 + r * cell + cell / 2 + 5, "×", size=15, fill=MUTED)
-            else:
-                v = A[r][c]
-                d.text(
-                    x0 + c * cell + cell / 2,
-                    y0 + r * cell + cell / 2 + 5,
-                    f"{v:.2f}"[1:] if v < 1 else "1",
-                    size=15,
-                    fill=text_on(scale_colour(v)),
-                )
-    for c, t in enumerate(toks):  # column labels, rotated
-        x = x0 + c * cell + cell / 2 + 4
-        d.text(x, y0 - 10, t, size=14, anchor="start", transform=f"rotate(-40 {x} {y0 - 10})")
-    d.text(
-        x0 + n * cell / 2, 645, "source word j (columns); × = future, blocked before the softmax", size=14, fill=MUTED
+    grid = [[A[r][c] if c <= r else None for c in range(n)] for r in range(n)]
+    box = cells(
+        d,
+        x0,
+        y0,
+        grid,
+        "weight",
+        fmt=lambda v: f"{v:.2f}"[1:] if v < 1 else "1",
+        cell_w=min(46.0, (COLUMN - x0 - 8) / n),
+        cell_h=cell_h,
+        row_labels=labels,
+        col_labels=toks,
+        rotate_cols=True,
     )
+    legend(d, x0, box.y + box.h + 14, "weight", 1.0, digits=0, width=200)
+    d.text(x0, box.y + box.h + 76, "× = a future word, blocked before the softmax", anchor="start", fill=MUTED)
     return d.render()
 
 
@@ -112,28 +113,29 @@ def phases(bank: dict, model: dict) -> str:
         f"the message {_v(c['message'])}. W_O maps the message to width {d_model}, giving the update "
         f"{_v(c['delta'])}, and the residual adds it to bank's row {_v(c['e'])}, giving {_v(c['e_new'])}."
     )
-    d = Drawing(1000, 300, "part2-phases", "Phase A (match), phase B (mix), W_O and the residual, at “bank”", desc)
-    e = d.box(10, 110, 150, 80, "row e₇ (bank)", sub=_v(c["e"]))
-    q = d.box(215, 20, 150, 70, "query q₇", sub=_v(c["q"], 2), kind="op", role="query")
-    k = d.box(215, 115, 150, 70, "keys k₁…k₇", sub=f"width {dk}", kind="op", role="key")
-    v = d.box(215, 210, 150, 70, "values v₁…v₇", sub=f"width {dv}", kind="op", role="value")
-    d.arrow(e.right, q.left, label="W_Q", label_offset=-10)
-    d.arrow(e.right, k.left)
-    d.arrow(e.right, v.left, label="W_V", label_offset=22)
-    d.text(190, 140, "W_K", size=14, fill=MUTED)
-    a = d.box(420, 60, 170, 80, "phase A: α", sub=f"top: {top} {max(c['weights']):.2f}", kind="op")
+    vmax = max(abs(x) for key in ("e", "q", "message", "delta", "e_new") for x in c[key])
+    d = Drawing(1000, 370, "part2-phases", "Phase A (match), phase B (mix), W_O and the residual, at “bank”", desc)
+    e = vector_box(d, 10, 130, "row e₇ (bank)", c["e"], vmax, fmt=_one)
+    q = vector_box(d, 290, 24, "query q₇", c["q"], vmax, fmt=_one, kind="op", role="query")
+    k = d.box(290, 126, q.w, 68, "keys k₁…k₇", sub=f"width {dk}", kind="op", role="key")
+    v = d.box(290, 214, q.w, 68, "values v₁…v₇", sub=f"width {dv}", kind="op", role="value")
+    d.arrow(e.right, q.left, label="W_Q", label_offset=-12)
+    d.arrow(e.right, k.left, label="W_K", label_offset=22)
+    d.arrow(e.right, v.left, label="W_V", label_offset=26)
+    a = d.box(510, 62, 180, 84, "phase A: α", sub=f"top: {top} {max(c['weights']):.2f}", kind="op")
     d.arrow(q.right, a.left)
     d.arrow(k.right, a.left)
-    d.text(505, 40, f"softmax(q·k/√{dk})", size=14, fill=MUTED)
-    m = d.box(420, 190, 170, 80, "phase B: m₇ = Σ α v", sub=_v(c["message"]), kind="op", role="message")
-    d.arrow(a.bottom, m.top)
+    d.text(600, 42, f"softmax(q·k/√{dk})", fill=MUTED)
+    m = vector_box(d, 510, 206, "phase B: m₇ = Σ α v", c["message"], vmax, fmt=_one, kind="op", role="message")
+    d.arrow(a.bottom, (a.x + a.w / 2, m.y))
     d.arrow(v.right, m.left)
-    up = d.box(640, 190, 150, 80, "update Δe₇", sub=_v(c["delta"]), kind="param", role="message")
-    d.arrow(m.right, up.left, label="W_O", label_offset=-10)
-    new = d.box(840, 110, 150, 80, "new row e′₇", sub=_v(c["e_new"]), kind="out")
-    d.arrow(up.right, (new.x + 40, new.y + new.h))
-    d.polyline([(e.x + 40, e.y), (e.x + 40, 8), (new.x + 40, 8), (new.x + 40, new.y)], dash="5 4", colour=ACCENT)
-    d.text(700, 26, "residual: e′₇ = e₇ + Δe₇", size=15, fill=ACCENT)
+    up = vector_box(d, m.x + m.w + 40, 206, "update Δe₇", c["delta"], vmax, fmt=_one, kind="param", role="message")
+    d.arrow(m.right, up.left, label="W_O", label_offset=-12)
+    new = vector_box(d, 1000 - 10 - up.w, 62, "new row e′₇", c["e_new"], vmax, fmt=_one, kind="out")
+    d.arrow((up.x + up.w / 2, up.y), (new.x + new.w / 2, new.y + new.h))
+    d.polyline([(e.x + 40, e.y), (e.x + 40, 10), (new.x + 40, 10), (new.x + 40, new.y)], dash="5 4", colour=ACCENT)
+    d.text(e.x + 52, 34, "residual: e′₇ = e₇ + Δe₇", anchor="start", fill=ACCENT)
+    legend(d, 10, 322, "signed", vmax, name="coordinate value")
     return d.render()
 
 

@@ -36,6 +36,12 @@ def pooled_table() -> dict:
                 + [["", f"mean m{B7}", "", "", *L(mean)], ["", f"chosen m{B7}", "", "", *L(summary)]],
             ),
         }
+    # each sentence's hand-picked weights applied to the other sentence: a fixed rule cannot suit both
+    E = {name: toy.embed(s)[: toy.BANK] for name, s in toy.SENTENCES.items()}
+    out["crossed"] = {
+        "river_weights_on_cheque": L(np.array(CHOSEN_WEIGHTS["river"]) @ E["cheque"]),
+        "cheque_weights_on_river": L(np.array(CHOSEN_WEIGHTS["cheque"]) @ E["river"]),
+    }
     return out
 
 
@@ -77,6 +83,7 @@ def video_table() -> dict:
         settings.append({"label": f"T = {T:g}", "temperature": T, "weights": L(w), "returned": L(w @ V)})
     titles = [t for t, _, _ in VIDEOS]
     return {
+        "longer_key": longer_key(Qm, K, titles),
         "topics": list(TOPICS),
         "queries": [q for q, _ in QUERIES],
         "query_vectors": L(Qm),
@@ -99,23 +106,59 @@ def video_table() -> dict:
     }
 
 
+def longer_key(Qm: np.ndarray, K: np.ndarray, titles: list[str]) -> dict:
+    """The first query whose best dot product is not its best direction match
+    (cosine): a dot product also grows with the key's length."""
+    norms = np.linalg.norm(K, axis=1)
+    for i, q in enumerate(Qm):
+        dots, cos = K @ q, (K @ q) / (norms * np.linalg.norm(q))
+        by_dot, by_cos = int(np.argmax(dots)), int(np.argmax(cos))
+        if by_dot != by_cos:
+            return {
+                "found": True,
+                "query_index": i,
+                "query": QUERIES[i][0],
+                "dot_winner": titles[by_dot],
+                "cosine_winner": titles[by_cos],
+                "dot": [float(dots[by_dot]), float(dots[by_cos])],
+                "cosine": [float(cos[by_dot]), float(cos[by_cos])],
+                "key_length": [float(norms[by_dot]), float(norms[by_cos])],
+            }
+    return {"found": False}
+
+
+DISTANCE_BASE = 0.5  # distance weights: DISTANCE_BASE ** (i - j), then normalised
+
+
 @table("part2_compare")
 def compare_table() -> dict:
     T = toy.N_POSITIONS
     j = np.arange(1, T + 1)
     window = (j > T - 3).astype(float)
     mean = np.full(T, 1 / T)
-    distance = 0.5 ** (T - j)
+    distance = DISTANCE_BASE ** (T - j)
     distance = distance / distance.sum()
-    out = {"schemes": ["fixed window w=3 (inclusion)", "plain mean", "distance weights 0.5^(i−j)", "attention"]}
+    out = {
+        "schemes": [
+            "fixed window w = 3: rows read",
+            "plain mean: weights",
+            "distance 0.5^(i−j), normalised: weights",
+            "attention: weights",
+        ],
+        "window_width": 3,
+        "distance_base": DISTANCE_BASE,
+    }
     for name, s in toy.SENTENCES.items():
         E = toy.embed(s)
         att = toy.attention_row(E, T)["weights"]
         rows = [window, mean, distance, att]
+        # the window row says which rows enter (each slot with its own weights), not how much: no numbers
+        shown = [["✓" if x else "·" for x in window], *(L(r) for r in rows[1:])]
         out[name] = {
             "tokens": list(s),
             "weights": [L(r) for r in rows],
-            "table": grid(["rule", *s], [[label, *L(r)] for label, r in zip(out["schemes"], rows)]),
+            "weight_sums": [float(r.sum()) for r in rows[1:]],
+            "table": grid(["rule", *s], [[label, *r] for label, r in zip(out["schemes"], shown)]),
             "mean_summary": L(mean @ E),
             "attention_summary": L(att @ E),
         }

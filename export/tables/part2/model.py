@@ -194,7 +194,7 @@ def window_table() -> dict:
         "river_position": toy.RIVER.index("river") + 1,
         "cheque_position": toy.CHEQUE.index("cheque") + 1,
         "table": grid(
-            ["w", "inputs wd", "MLP: wdH + H + HV + V", "", "linear head: wdV + V", ""],
+            ["w", "inputs wd", "MLP: wdH + H + HC + C", "", "linear head: wdC + C", ""],
             [
                 [
                     x["w"],

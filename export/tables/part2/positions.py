@@ -148,9 +148,11 @@ SWAP_WORDS = {"A": [1.0, 0.0], "B": [0.0, 1.0], "q": [0.6, 0.8]}
 OMEGA = 1.0  # one sine/cosine pair: p_i = (sin iω, cos iω)
 
 
-def _attend(rows: np.ndarray) -> tuple[list, list, list]:
-    q, K, V = rows[-1], rows, rows  # identity projections
-    s = K @ q
+def _attend(rows: np.ndarray, divisor: float = 1.0) -> tuple[list, list, list]:
+    """Identity projections; scores are plain dot products unless ``divisor``
+    (√d_k) is given."""
+    q, K, V = rows[-1], rows, rows
+    s = K @ q / divisor
     w = np.exp(s - s.max())
     w = w / w.sum()
     return [float(x) for x in s], [float(x) for x in w], [float(x) for x in w @ V]
@@ -168,6 +170,11 @@ def swap2d() -> dict:
             key = f"{''.join(order[:2])}_{'pos' if with_pos else 'nopos'}"
             runs[key] = {"scores": scores, "weights": weights, "message": message}
             rows.append([" ".join(order), "yes" if with_pos else "no", *weights, *message])
+    scaled = []
+    for order in (("A", "B", "q"), ("B", "A", "q")):
+        E = np.array([SWAP_WORDS[t] for t in order])
+        E = E + np.array([[math.sin(i * OMEGA), math.cos(i * OMEGA)] for i in range(1, len(order) + 1)])
+        scaled.append(_attend(E, math.sqrt(E.shape[1]))[2])
     diff_pos = max(abs(a - b) for a, b in zip(runs["AB_pos"]["message"], runs["BA_pos"]["message"]))
     diff_nopos = max(abs(a - b) for a, b in zip(runs["AB_nopos"]["message"], runs["BA_nopos"]["message"]))
     return {
@@ -176,6 +183,9 @@ def swap2d() -> dict:
         "runs": runs,
         "message_change_with_positions": diff_pos,
         "message_change_without_positions": diff_nopos,
+        "scaled": False,  # the table's scores are plain dot products (no division by √d_k)
+        "d_k": len(SWAP_WORDS["A"]),
+        "message_change_with_positions_scaled": max(abs(a - b) for a, b in zip(*scaled)),
         "table": {
             "header": ["order", "positions", "α slot 1", "α slot 2", "α slot 3 (q)", "message x", "message y"],
             "rows": rows,

@@ -89,6 +89,8 @@ def cost(T: int, D: int, heads: int) -> dict:
     return {
         "T": T,
         "D": D,
+        "w": T,  # the slides' names: context width w, model width d
+        "d": D,
         "heads": heads,
         "d_k": d_k,
         "scores_madds": scores,

@@ -121,7 +121,7 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
     f.text(
         990,
         274,
-        f"B = {B}, T = {T}, width {d}, {heads} heads of width {head_width}, C = {C:,}",
+        f"B = {B}, w = {T}, width {d}, {heads} heads of width {head_width}, C = {C:,}",
         size=13,
         anchor="end",
         fill=MUTED,
@@ -147,7 +147,7 @@ def figures(sources, part3_settings: dict, part3_fisherman: dict, part3_batch: d
             fish["token_labels"],
             [h["weights"] for h in fish["heads"]],
             fish["tokens"][-1],
-            "Where the receiver “the” looks in each worksheet head",
+            "Where the query token “the” looks in each worksheet head",
             columns=2,
         ),
     }

@@ -136,6 +136,7 @@ def generation_step(sources: Sources, top: int = 5) -> dict:
     T = model.config.w
     with torch.no_grad():
         logits = model(X)[0]
+    unblocked = logits.softmax(-1)  # the model's own distribution, specials included
     logits[list(EXCLUDED)] = float("-inf")
     probs = logits.softmax(-1)
     best = torch.topk(probs, top)
@@ -152,5 +153,8 @@ def generation_step(sources: Sources, top: int = 5) -> dict:
         "choice_id": choice,
         "choice": vocab.itos[choice],
         "choice_is_eos": choice == EOS_ID,
+        # the same token before PAD, BOS and UNK were removed and the rest renormalised
+        "choice_probability_unblocked": float(unblocked[choice]),
+        "excluded_probability": float(unblocked[list(EXCLUDED)].sum()),
         "top": {"labels": [vocab.itos[int(i)] for i in best.indices], "values": best.values.tolist()},
     }

@@ -22,7 +22,8 @@ def settings(sources) -> dict:
     return {
         "available": True,
         "C": C,
-        "T": cfg.w,
+        "T": cfg.w,  # kept for older readers; the slides write the context width as w
+        "w": cfg.w,
         "d": cfg.d,
         "heads": cfg.n_heads,
         "head_width": cfg.d_k,

@@ -129,6 +129,7 @@ def embedding_rules(sources: Sources, train_X: torch.Tensor, train_y: torch.Tens
         "position_shape": list(model.position_embedding.weight.shape),
         "position_parameters": model.position_embedding.weight.numel(),
         **_position_similarity(model.position_embedding.weight.detach()),
+        **{f"start_{k}": v for k, v in _position_means(start.position_embedding.weight.detach()).items()},
     }
 
 
@@ -143,6 +144,18 @@ def _copy(model):
 MIN_PAIRS = 8  # the chart leaves out distances with fewer slot pairs than this (too noisy)
 
 
+def _position_means(P: torch.Tensor, far: int = 16) -> dict:
+    """Mean cosine of neighbouring rows and of rows ``far`` or more slots apart."""
+    Pn = F.normalize(P, dim=1)
+    S = Pn @ Pn.T
+    i, j = torch.triu_indices(P.shape[0], P.shape[0], 1)
+    gap = j - i
+    return {
+        "position_cos_neighbours": float(S[i[gap == 1], j[gap == 1]].mean()),
+        "position_cos_far": float(S[i[gap >= far], j[gap >= far]].mean()),
+    }
+
+
 def _position_similarity(P: torch.Tensor, far: int = 16) -> dict:
     """Mean cosine similarity of neighbouring position rows vs rows at least
     ``far`` slots apart: a learned table that has picked up order shows a gap."""
@@ -153,8 +166,7 @@ def _position_similarity(P: torch.Tensor, far: int = 16) -> dict:
     gap = j - i
     by_gap = [float(S[i[gap == g], j[gap == g]].mean()) for g in range(1, T)]
     return {
-        "position_cos_neighbours": float(S[i[gap == 1], j[gap == 1]].mean()),
-        "position_cos_far": float(S[i[gap >= far], j[gap >= far]].mean()),
+        **_position_means(P, far),
         "position_far_gap": far,
         "position_cos_by_gap": by_gap,
         "position_min_pairs": MIN_PAIRS,

@@ -33,7 +33,14 @@ def attention_rows(sources: Sources, prompt: str = PROMPT) -> dict:
     n_heads = A.shape[0]
     rows = [[f"head {h + 1}"] + [float(w) for w in A[h]] for h in range(n_heads)]
     top = [
-        {"head": h + 1, "token": words[int(A[h].argmax())], "slot": int(A[h].argmax()), "weight": float(A[h].max())}
+        {
+            "head": h + 1,
+            "token": words[int(A[h].argmax())],
+            "slot": int(A[h].argmax()),
+            "position": int(A[h].argmax()) + 1,  # counted from 1, BOS first (the course's convention)
+            "repeated": words.count(words[int(A[h].argmax())]) > 1,
+            "weight": float(A[h].max()),
+        }
         for h in range(n_heads)
     ]
     shown = ("E", "Q", "K", "V", "weights", "messages", "updated", "logits")

@@ -25,13 +25,13 @@ def perplexity_toy(probabilities=TOY_PROBABILITIES) -> dict:
         "reciprocal_geometric_mean": 1 / geometric_mean,
         "rows": [[i + 1, p, l] for i, (p, l) in enumerate(zip(probabilities, losses))],
         "header": ["target", "p(target)", "loss −ln p"],
-        "uniform": uniform_toy(),
+        "uniform": uniform_toy(targets=len(probabilities)),
     }
 
 
-def uniform_toy(n: int = 4, targets: int = 4) -> dict:
-    """Every observed target gets probability 1/n: each loss is ln n, and the
-    perplexity is exactly n."""
+def uniform_toy(n: int = 4, targets: int = len(TOY_PROBABILITIES)) -> dict:
+    """Every one of ``targets`` observed targets (as many as the toy table has)
+    gets probability 1/n: each loss is ln n, and the perplexity is exactly n."""
     p = 1 / n
     losses = [-math.log(p)] * targets
     ce = sum(losses) / targets
