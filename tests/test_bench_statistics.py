@@ -49,11 +49,12 @@ def test_a_generation_with_no_new_token_counts_one_step_and_no_time_gives_no_rat
 
 
 def test_visit_record_keeps_each_visit_apart():
-    first = {"bytes": 30_000_000, "ready_ms": 9000, "first_token_ms": 9500}
-    second = {"bytes": 12_000, "ready_ms": 800, "first_token_ms": 900}
+    first = {"bytes": 30_000_000, "ready_ms": 9000, "first_model_ready_ms": 4000, "first_token_ms": 9500}
+    second = {"bytes": 12_000, "ready_ms": 800, "first_model_ready_ms": 300, "first_token_ms": 900}
     assert visit_record(first, second) == {
         "first_visit_bytes": 30_000_000,
         "ready_ms": 9000,
+        "first_model_ready_ms": 4000,
         "first_token_ms": 9500,
         "second_visit_bytes": 12_000,
         "second_visit_ready_ms": 800,

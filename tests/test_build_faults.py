@@ -337,10 +337,11 @@ def test_hollow_results_stop_ensure_and_export_naming_the_file(
         assert rc == 1 and str(path) in log and problem in log and "Traceback" not in log and not calls
     out = tmp_path / "export"
     out.mkdir()
+    (out / MARKER).write_text("")  # a previous export
     (out / "keep.txt").write_text("previous export")
     with pytest.raises(ExportError, match=f"{path}.*{problem}"):
         pipeline.run(ModelsFolder(models_copy), out, log=lambda *_: None)
-    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([MARKER, "keep.txt"])
 
 
 def test_a_results_field_of_the_wrong_type_is_named(models_copy):
