@@ -72,11 +72,15 @@ def test_the_matrix_canvas_draws_each_cell_of_its_head(lab, inspected):
     ctx, _, matrix = inspected
     real = [j for j, i in enumerate(ctx) if i != 0]
     lab.locator('.inspect-attention[data-kind="attn4"] details.matrix-details summary').click()
-    lab.wait_for_selector('.inspect-attention[data-kind="attn4"] canvas.matrix')
+    one_pass = lab.locator('.inspect-attention[data-kind="attn4"] input[value="one-pass"]')
+    one_pass.wait_for()
+    one_pass.check()  # the one-pass rows: the full matrix of this window, as lab.attentionMatrix gives it
+    lab.wait_for_selector('.inspect-attention[data-kind="attn4"] .matrices[data-mode="one-pass"] canvas.matrix')
     drawn = evaluate(
         lab,
         SCALES
-        + """const canvases = [...document.querySelectorAll('.inspect-attention[data-kind="attn4"] canvas.matrix')];
+        + """const canvases = [...document.querySelectorAll(
+          '.inspect-attention[data-kind="attn4"] .matrices[data-mode="one-pass"] canvas.matrix')];
         const [matrix, real] = arg;
         const n = real.length;
         return canvases.map((canvas, h) => {
@@ -113,17 +117,16 @@ def test_the_score_table_and_cells_show_the_quantities_they_name(lab, references
         "Cross-entropy (nats/token)",
         "Perplexity",
         "Tokens scored",
+        "Most surprising token",
         "Test-set perplexity, for comparison",
     ]
     for kind in KINDS:
         m = result["models"][kind]
         test_ppl = references["metadata"]["models"][kind]["aggregate"]["test_perplexity"]
-        assert table[kind] == [
-            f"{m['cross_entropy']:.3f}",
-            f"{m['perplexity']:.2f}",
-            str(len(result["tokens"])),
-            f"{test_ppl['mean']:.2f} ± {test_ppl['sd']:.2f}",
-        ], kind
+        worst = min(range(len(m["probabilities"])), key=lambda i: (m["probabilities"][i], i))
+        assert table[kind][:3] == [f"{m['cross_entropy']:.3f}", f"{m['perplexity']:.2f}", str(len(result["tokens"]))]
+        assert table[kind][3].startswith(f"{result['tokens'][worst]} ("), (kind, table[kind][3])
+        assert table[kind][4] == f"{test_ppl['mean']:.2f} ± {test_ppl['sd']:.2f}", kind
     cells = evaluate(
         lab,
         SCALES

@@ -270,7 +270,7 @@ def test_a_visited_deck_and_its_reading_view_open_offline(page, site_url, site_d
     wait_kept(page, build, ("/decks/maps.html", "/vendor/reveal/reveal.js", "/widgets/loader.js"))
     page.goto(f"{site_url}/read/maps.html")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    wait_kept(page, build, ("/read/maps.html", "/assets/read.js"))
+    wait_kept(page, build, ("/read/maps.html", "/assets/read.css"))
     page.context.set_offline(True)
     try:
         open_deck(page, site_url, "maps")

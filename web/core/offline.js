@@ -65,8 +65,8 @@ export async function keepShell(urls) {
     const versioned = new URL(u).searchParams.has('v');
     try {
       if (versioned && await cache.match(u)) return; // this build's file, already kept
-      // a versioned file is this build's in any cache; anything else is revalidated
-      const response = await fetch(u, versioned ? {} : { cache: 'no-cache' });
+      // the server's headers decide: a versioned file is this build's in any cache, anything else is revalidated
+      const response = await fetch(u);
       if (response.ok) { await cache.put(u, response); stored += 1; }
     } catch { /* not kept: that file will need the network */ }
   }));

@@ -8,6 +8,7 @@
 
 import { sha256Hex } from '../core/sha256.js';
 import { VENDOR, VENDOR_DIR } from './shared.js';
+import { versioned } from '../core/version.js';
 
 export const FILE_CACHE = 'attention-lab-files-v1';
 
@@ -156,11 +157,12 @@ export function loadRuntime(manifest, backend, onProgress) {
         { name: `${VENDOR_DIR}/${build.wasm}`, sha256: build.sha256, bytes: build.bytes, onProgress });
       let ort;
       try {
-        ort = await import(VENDOR + build.module);
+        ort = await import(versioned(VENDOR + build.module).href); // this build's, cached for good
       } catch (err) {
         throw new Error(`could not load ${VENDOR_DIR}/${build.module}: ${describeError(err)}`, { cause: err });
       }
-      ort.env.wasm.wasmPaths = VENDOR;
+      // the Emscripten glue by its versioned URL too (the .wasm itself is handed over: wasmBinary)
+      ort.env.wasm.wasmPaths = { mjs: versioned(VENDOR + build.glue).href, wasm: VENDOR + build.wasm };
       ort.env.wasm.wasmBinary = got.buffer;
       ort.env.wasm.numThreads = 1; // threads need cross-origin isolation, which a static host rarely gives
       ort.env.wasm.proxy = false; // we already are a worker
