@@ -28,7 +28,7 @@ def test_an_exercise_box_is_closed_titled_and_holds_no_number(mini, capsys):
     assert 'data-widget="exercise" data-exercise="softmax-weight"' in boxes[0]
     assert "open" not in boxes[0].split(">")[0] and not re.search(r"\d", re.sub(r"<[^>]+>", "", boxes[0]))
     # its own paragraph, before the takeaway, never inside a <p>
-    assert re.search(r"</details>\s*<p class=\"takeaway\">", html)
+    assert re.search(r"</details>\s*</div>\s*<div class=\"slide-foot\"><p class=\"takeaway\">", html)
     assert "<p><details" not in html
     read = (out / "read" / "ex.html").read_text(encoding="utf-8")
     assert boxes[0] in read and "assets/exercise.css" in read and "assets/exercise.css" in html

@@ -344,12 +344,12 @@ def test_slide_links_land_on_the_slides_that_teach_them(lab, site_dir):
     assert {k for k, _ in hrefs} >= {"greedy", "temperature", "topk", "topp", "eos", "unk", "perplexity", "results"}
     assert slides["temperature"]["deck"] == slides["topk"]["deck"] == slides["topp"]["deck"] == "part3"
     expected = {}
+    heading = re.compile(
+        r'<section data-slide="(\d+)"[^>]*>\s*(?:<div class="slide-head">\s*)?<h2[^>]*>(.*?)</h2>', re.S
+    )
     for key, spec in slides.items():
         html = (site_dir / "decks" / f"{spec['deck']}.html").read_text(encoding="utf-8")
-        headings = {
-            int(m.group(1)): re.sub(r"<[^>]+>", "", m.group(2)).strip()
-            for m in re.finditer(r'<section data-slide="(\d+)"[^>]*>\s*<h2[^>]*>(.*?)</h2>', html, re.S)
-        }
+        headings = {int(m.group(1)): re.sub(r"<[^>]+>", "", m.group(2)).strip() for m in heading.finditer(html)}
         found = sorted(i for i, h in headings.items() if h == spec["title"])
         assert found, f"web/lab/slides.js {key}: no slide of {spec['deck']} is headed {spec['title']!r}"
         expected[key] = f"../decks/{spec['deck']}.html#/{found[0]}"

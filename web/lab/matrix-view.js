@@ -185,8 +185,8 @@ function matrixFigure({ title, labels, positions, value, label, describe, room }
   canvas.draw();
   const frame = el('div', { class: 'matrix-grid' },
     el('span', { class: 'axis-corner', 'aria-hidden': 'true', text: 'query ↓  key →' }), cols, rows, canvas);
-  frame.style.setProperty('--cell', `${cell}px`);
-  frame.style.setProperty('--axis-font', `${Math.min(12, cell - 1)}px`);
+  frame.style.setProperty('--lab-cell', `${cell}px`);
+  frame.style.setProperty('--lab-axis-font', `${Math.min(12, cell - 1)}px`);
   return el('figure', { class: 'matrix-figure' }, el('figcaption', { text: title }),
     el('div', { class: 'matrix-scroll' },
       frame),
