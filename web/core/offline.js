@@ -50,7 +50,7 @@ export function shellUrls(workerUrls = []) {
   const page = performance.getEntriesByType('resource').map((e) => e.name);
   const urls = new Set([location.href, ...page, ...workerUrls].map((u) => {
     const url = new URL(u, location.href);
-    if (url.origin !== location.origin || BIG.test(url.pathname) || url.pathname.endsWith('/sw.js')) return null;
+    if (url.origin !== location.origin || BIG.test(url.pathname)) return null;
     const v = url.searchParams.get('v');
     return v && v !== BUILD ? null : cacheKey(url);
   }).filter(Boolean));
