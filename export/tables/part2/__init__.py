@@ -2,6 +2,7 @@
 in ``toy``: the model and its predictions (``model``), mixing rules
 (``mixing``), one attention step in every form (``attention``), score scaling
 (``scaling``), positions (``positions``) and the deck's diagrams
-(``figures``). Importing the package declares its tables."""
+(``figures``) and the slides' vectors, matrices and distributions as
+pictures (``pictures``). Importing the package declares its tables."""
 
-from . import attention, figures, mixing, model, positions, scaling  # noqa: F401
+from . import attention, figures, mixing, model, pictures, positions, scaling  # noqa: F401

@@ -20,6 +20,7 @@ ROPE_D = 4
 ROPE_Q = np.array([1.0, 0.5, -0.3, 0.8])
 ROPE_K = np.array([0.6, -0.2, 0.9, 0.4])
 ROPE_PAIRS = ((1, 3), (4, 6), (7, 9))
+GRID_SLOTS = 16  # slots drawn in the heatmap of the sinusoidal encoding
 
 
 @table("part2_positions")
@@ -84,6 +85,12 @@ def positions_table() -> dict:
         "shifted": L(shifted),
         "max_error": float(max(errors)),
         "n_checked": len(errors),
+        # the encoding over slots 0..GRID_SLOTS-1 (rows: slots, columns: coordinates), for the heatmap
+        "grid": {
+            "slots": list(range(GRID_SLOTS)),
+            "coordinates": [f"{f} ω{k}" for k in range(SIN_D // 2) for f in ("sin", "cos")],
+            "values": [L(toy.sinusoidal(p, SIN_D, SIN_BASE)) for p in range(GRID_SLOTS)],
+        },
         "table": grid(
             ["pair k", "rate ωₖ", "sin (i+δ)ω", "via rotation", "cos (i+δ)ω", "via rotation"],
             [
@@ -123,6 +130,16 @@ def positions_table() -> dict:
         "relative": [r[4] for r in rope_rows],
         "score_spread": float(max(r[3] for r in rope_rows) - min(r[3] for r in rope_rows)),
         "table": grid(["i", "j", "j−i", "⟨Rᵢq, Rⱼk⟩", "qᵀ R(j−i) k"], rope_rows),
+        # the first coordinate pair of q and k after rotating by i and j (the picture of RoPE)
+        "rotated_first_pair": [
+            {
+                "i": a,
+                "j": b,
+                "q": L((toy.rope_matrix(a, ROPE_D) @ ROPE_Q)[:2]),
+                "k": L((toy.rope_matrix(b, ROPE_D) @ ROPE_K)[:2]),
+            }
+            for a, b in ROPE_PAIRS
+        ],
     }
     additive = {
         "scores": [r[3] for r in add_rows],

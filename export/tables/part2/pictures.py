@@ -1,0 +1,375 @@
+"""The Part II slides' vectors, matrices and distributions as pictures
+(issue 20), each drawn from the table the slide used to show (that table now
+sits in the slide's notes, so the reading view and print keep it): token
+rows, queries, keys, values and scores as coloured cells (kit/table_cells.py),
+probabilities and mixing weights as bars (kit/bars.py), the attention matrix
+A as a heatmap. Table: ``part2_pictures``; the position pictures are
+position_pictures.py's, the video search search_picture.py's."""
+
+from __future__ import annotations
+
+from common.palette import ACCENT, ACCENT_MID, GRID, MUTED, SENTENCES
+
+from ..kit.bars import column_rows, hbars
+from ..kit.cells import cells, legend
+from ..kit.draw import MIN_TEXT, SLIDE, Drawing, text_width
+from ..kit.registry import table
+from ..kit.table_cells import Group, table_figure
+from .position_pictures import rope_rotation, sinusoid_heatmap
+from .search_picture import video_search
+
+
+def token_rows(model: dict) -> str:
+    t = model["e_tables"]["river"]
+    names = {2: "water", 3: "finance", 4: "noun", 5: "grammar", 6: "noun"}
+    return table_figure(
+        "part2-token-rows",
+        "Each token's row in the river sentence: word features plus a position offset",
+        t,
+        [
+            Group([2, 3, 4, 5], title="word features"),
+            Group([6], title="+ position"),
+            Group([7, 8, 9, 10], title="= row eᵢ"),
+        ],
+        labels=[0, 1],
+        col_names=names,
+    )
+
+
+def last_rows(predict: dict) -> str:
+    return table_figure(
+        "part2-last-rows",
+        "The last row handed to the vocabulary head is the same in both sentences",
+        predict["last_rows_table"],
+        [Group([3, 4, 5, 6], title="row e at the last position")],
+        labels=[0, 2],
+    )
+
+
+def pooled(pooled_table: dict) -> str:
+    return table_figure(
+        "part2-pooled",
+        "Pooling at “bank” (river sentence): two sets of weights over the same rows",
+        pooled_table["river"]["table"],
+        [
+            Group([2, 3], "weight", "weights", blocked=""),
+            Group([4, 5, 6, 7], title="rows, and the two summaries m₇"),
+        ],
+        labels=[1],
+        col_names={2: "mean", 3: "chosen"},
+    )
+
+
+def video_rows(video: dict, name: str, what: str) -> str:
+    t = video[f"{name}_table"]
+    return table_figure(
+        f"part2-video-{name}",
+        f"The {what} of the video search on named topics",
+        t,
+        [Group(list(range(1, len(t["header"]))), digits=1, title=what)],
+        labels=[0],
+    )
+
+
+def phase_b(bank: dict) -> str:
+    return table_figure(
+        "part2-phase-b",
+        "Phase B at “bank” (cheque sentence): each value row scaled by its weight",
+        bank["cheque"]["phase_b"],
+        [
+            Group([2], "weight", "weight α"),
+            Group([3, 4], title="value v"),
+            Group([5, 6], title="α·v"),
+        ],
+        labels=[1],
+        col_names={3: "water", 4: "finance", 5: "water", 6: "finance"},
+    )
+
+
+def residual(bank: dict) -> str:
+    return table_figure(
+        "part2-residual",
+        "The update and the new row of “bank” (cheque sentence)",
+        bank["cheque"]["residual"],
+        [Group([1, 2, 3, 4], digits=3, title="coordinate value")],
+        labels=[0],
+    )
+
+
+def projections(model: dict) -> str:
+    """W_Q, W_K and W_V side by side as cells (one signed scale)."""
+    tables = [model["W_Q_table"], model["W_K_table"], model["W_V_table"]]
+    vmax = max(abs(v) for t in tables for r in t["rows"] for v in r[1:])
+    desc = "; ".join(
+        f"{t['header'][0]}: " + ", ".join(f"{r[0]} row {[round(v, 2) for v in r[1:]]}" for r in t["rows"])
+        for t in tables
+    )
+    label_w = max(text_width(r[0], MIN_TEXT) for r in tables[0]["rows"]) * 1.2 + 24
+    d = Drawing(860, 300, "part2-projections", "W_Q, W_K and W_V: three fixed matrices shared by every token", desc)
+    x = label_w
+    for t in tables:
+        d.text(x, 26, t["header"][0], size=MIN_TEXT, anchor="start", weight="600")
+        cw = max(text_width(c, MIN_TEXT) + 12 for c in t["header"][1:])
+        box = cells(
+            d,
+            x,
+            76,
+            [r[1:] for r in t["rows"]],
+            vmax=vmax,
+            digits=1,
+            cell_w=cw,
+            row_labels=[r[0] for r in t["rows"]] if x == label_w else None,
+            col_labels=t["header"][1:],
+        )
+        x = box.x + box.w + 60
+    legend(d, label_w, 76 + 4 * 36 + 24, "signed", vmax, digits=1, name="matrix entry")
+    d.width = x - 40
+    return d.render()
+
+
+def every_qkv(projections_table: dict) -> str:
+    t = projections_table["river"]["table"]
+    names = {2: "setting", 3: "thing", 4: "link", 5: "setting", 6: "thing", 7: "link", 8: "water", 9: "finance"}
+    return table_figure(
+        "part2-every-qkv",
+        "Every token's query, key and value in the river sentence",
+        t,
+        [Group([2, 3, 4], title="query q"), Group([5, 6, 7], title="key k"), Group([8, 9], title="value v")],
+        labels=[1],
+        col_names=names,
+        cell_h=32,
+    )
+
+
+def random_pair(scaling: dict) -> str:
+    t = scaling["example_table"]
+    return table_figure(
+        "part2-random-pair",
+        "One random query and key: coordinate by coordinate, and their products",
+        t,
+        [Group([1, 2, 3], title="coordinate l")],
+        labels=[0],
+        transpose=True,
+    )
+
+
+def spread(scaling: dict) -> str:
+    rows = scaling["simulation_table"]["rows"]
+    return hbars(
+        "part2-spread",
+        "The variance of q·k grows with d_k; divided by √d_k it stays near 1",
+        [f"d_k = {r[0]}" for r in rows],
+        [("variance of q·k", [r[2] for r in rows], ACCENT), ("variance of q·k/√d_k", [r[4] for r in rows], ACCENT_MID)],
+        digits=2,
+    )
+
+
+def bank_scaling(scaling: dict) -> str:
+    return table_figure(
+        "part2-bank-scaling",
+        "Scores and weights at “bank”, without and with the division by √d_k",
+        scaling["bank_table"],
+        [
+            Group([2], title="q·k"),
+            Group([3], "weight", "α without", digits=3),
+            Group([4], title="q·k/√d_k"),
+            Group([5], "weight", "α with", digits=3),
+        ],
+        labels=[1],
+        col_names={2: "score", 3: "weight", 4: "score", 5: "weight"},
+    )
+
+
+def final_weights(predict: dict) -> str:
+    """The final “the”'s weights in each sentence: a row of weight cells per sentence."""
+    d = Drawing(SLIDE - 40, 330, "part2-final-weights", "Where the final “the” reads in each sentence", "-")
+    desc = []
+    x0 = 190
+    for s, name in enumerate(("river", "cheque")):
+        rows = predict["contexts"][name]["weights_table"]["rows"]
+        y = 50 + s * 130
+        d.text(x0 - 12, y + 24, f"{name} sentence", size=MIN_TEXT, anchor="end", weight="600", fill=SENTENCES[name])
+        cells(d, x0, y, [r[2] for r in rows], "weight", digits=2, cell_w=92, col_labels=[r[1] for r in rows])
+        desc.append(f"{name} sentence: " + ", ".join(f"{r[1]} {r[2]:.2f}" for r in rows))
+    legend(d, x0, 280, "weight", 1.0, digits=0, width=200)
+    d.desc = "Attention weights of the final “the”: " + "; ".join(desc) + "."
+    return d.render()
+
+
+def last_row_update(predict: dict) -> str:
+    return table_figure(
+        "part2-last-row-update",
+        "The last row before and after its attention update, in each sentence",
+        predict["final_table"],
+        [Group([1, 2, 3, 4], digits=3, title="coordinate value")],
+        labels=[0],
+    )
+
+
+def hidden(predict: dict) -> str:
+    return table_figure(
+        "part2-hidden",
+        "The hidden units' outputs after the ReLU",
+        predict["hidden_table"],
+        [Group([1, 2, 3], digits=3, title="unit output")],
+        labels=[0],
+    )
+
+
+def probabilities(predict: dict, n: int = 6) -> str:
+    t = predict["compare_table"]
+    rows = sorted(t["rows"], key=lambda r: -max(r[1], r[2]))[:n]
+    return hbars(
+        "part2-probabilities",
+        f"Next-word probabilities of the {n} most likely candidates (all of them in the notes)",
+        [r[0] for r in rows],
+        [
+            ("river sentence", [r[1] for r in rows], SENTENCES["river"]),
+            ("cheque sentence", [r[2] for r in rows], SENTENCES["cheque"]),
+            ("attention bypassed", [r[3] for r in rows], MUTED),
+        ],
+        bar_h=20,
+    )
+
+
+def attention_matrix(matrix: dict) -> str:
+    A, toks, labels = matrix["A"], matrix["tokens"], matrix["row_labels"]
+    n = len(toks)
+    x0 = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.2 + 24
+    y0 = 110
+    d = Drawing(
+        SLIDE * 0.62,
+        y0 + n * 40 + 80,
+        "part2-attention-matrix",
+        "The attention matrix A: row i holds query i's weights over the sources",
+        "; ".join(f"row {lab}: " + ", ".join(f"{A[r][c]:.3f}" for c in range(r + 1)) for r, lab in enumerate(labels))
+        + ". Cells right of the diagonal are masked (weight 0).",
+    )
+    grid = [[A[r][c] if c <= r else None for c in range(n)] for r in range(n)]
+    box = cells(
+        d, x0, y0, grid, "weight", digits=3, cell_w=72, cell_h=40, row_labels=labels, col_labels=toks, rotate_cols=True
+    )
+    legend(d, x0, box.y + box.h + 16, "weight", 1.0, digits=0, width=200)
+    return d.render()
+
+
+def before_after(matrix: dict, model: dict) -> str:
+    E, E_new, labels, coords = matrix["E"], matrix["E_new"], matrix["row_labels"], model["coords"]
+    vmax = max(abs(v) for M in (E, E_new) for r in M for v in r)
+    x0 = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.2 + 24
+    desc = "; ".join(
+        f"{lab}: E {[round(v, 2) for v in E[r]]}, E′ {[round(v, 3) for v in E_new[r]]}" for r, lab in enumerate(labels)
+    )
+    d = Drawing(
+        SLIDE - 40, 110 + len(E) * 36 + 70, "part2-before-after", "Every row before (E) and after (E′) attention", desc
+    )
+    x = x0
+    for M, name, digits in ((E, "E: before", 2), (E_new, "E′ = E + ΔE: after", 3)):
+        d.text(x, 30, name, size=MIN_TEXT, anchor="start", weight="600")
+        box = cells(
+            d, x, 90, M, vmax=vmax, digits=digits, cell_w=90, row_labels=labels if x == x0 else None, col_labels=coords
+        )
+        x = box.x + box.w + 60
+    legend(d, x0, 90 + len(E) * 36 + 18, "signed", vmax, name="coordinate value")
+    d.width = x - 40
+    return d.render()
+
+
+def four_ways(compare: dict) -> str:
+    river, cheque = compare["river"]["table"], compare["cheque"]["table"]
+    labels = [(a, b) for a, b in zip(river["header"][1:], cheque["header"][1:])]
+    rows = [
+        ("fixed window: rows read (both sentences)", river["rows"][0][1:]),
+        ("plain mean (both sentences)", river["rows"][1][1:]),
+        ("distance, normalised (both sentences)", river["rows"][2][1:]),
+        ("attention, river sentence", river["rows"][3][1:]),
+        ("attention, cheque sentence", cheque["rows"][3][1:]),
+    ]
+    return column_rows(
+        "part2-four-ways",
+        "Four ways to mix, at the blank: which rows are read, and with what weight",
+        labels,
+        rows,
+        row_h=92,
+        colours=[ACCENT, ACCENT, ACCENT, SENTENCES["river"], SENTENCES["cheque"]],
+    )
+
+
+def position_rows(model: dict) -> str:
+    t = model["positions_table"]
+    return table_figure(
+        "part2-position-rows",
+        "The position offset pᵢ added to each slot's row",
+        t,
+        [Group([1, 2, 3, 4], title="pᵢ")],
+        labels=[0],
+        transpose=True,
+    )
+
+
+def swap_bars(positions: dict) -> str:
+    t = positions["swap_table"]
+    colours = [SENTENCES["river"], ACCENT_MID, MUTED, GRID]
+    return hbars(
+        "part2-swap-bars",
+        "Water-word probabilities, original and swapped order, with and without positions",
+        [r[0] for r in t["rows"]],
+        [(t["header"][c], [r[c] for r in t["rows"]], colours[c - 1]) for c in range(1, 5)],
+        bar_h=20,
+    )
+
+
+@table(
+    "part2_pictures",
+    needs=[
+        "part2_model",
+        "part2_predict",
+        "part2_pooled",
+        "part2_video",
+        "part2_bank",
+        "part2_projections",
+        "part2_scaling",
+        "part2_matrix",
+        "part2_compare",
+        "part2_positions",
+    ],
+)
+def pictures(
+    part2_model: dict,
+    part2_predict: dict,
+    part2_pooled: dict,
+    part2_video: dict,
+    part2_bank: dict,
+    part2_projections: dict,
+    part2_scaling: dict,
+    part2_matrix: dict,
+    part2_compare: dict,
+    part2_positions: dict,
+) -> dict:
+    return {
+        "token_rows": token_rows(part2_model),
+        "last_rows": last_rows(part2_predict),
+        "pooled": pooled(part2_pooled),
+        "queries": video_rows(part2_video, "queries", "queries"),
+        "keys": video_rows(part2_video, "keys", "keys"),
+        "values": video_rows(part2_video, "values", "values"),
+        "search": video_search(part2_video),
+        "phase_b": phase_b(part2_bank),
+        "residual": residual(part2_bank),
+        "projections": projections(part2_model),
+        "every_qkv": every_qkv(part2_projections),
+        "random_pair": random_pair(part2_scaling),
+        "spread": spread(part2_scaling),
+        "bank_scaling": bank_scaling(part2_scaling),
+        "final_weights": final_weights(part2_predict),
+        "last_row_update": last_row_update(part2_predict),
+        "hidden": hidden(part2_predict),
+        "probabilities": probabilities(part2_predict),
+        "attention_matrix": attention_matrix(part2_matrix),
+        "before_after": before_after(part2_matrix, part2_model),
+        "four_ways": four_ways(part2_compare),
+        "position_rows": position_rows(part2_model),
+        "swap_bars": swap_bars(part2_positions),
+        "sinusoid": sinusoid_heatmap(part2_positions),
+        "rope": rope_rotation(part2_positions),
+    }
