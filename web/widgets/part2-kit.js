@@ -29,12 +29,12 @@ const CSS = `
 .p2 .p2-col {
   display: flex; flex-direction: column; align-items: center; justify-content: flex-end; height: 100%; min-width: 0;
 }
-.p2 .p2-col .v { font-size: 0.62em; font-variant-numeric: tabular-nums; }
+.p2 .p2-col .v { font-size: 18px; font-variant-numeric: tabular-nums; }
 .p2 .p2-col .b { width: 80%; background: var(--accent-mid); border-radius: 2px 2px 0 0; }
 .p2 .p2-col.top .b { background: var(--accent); }
 .p2 .p2-col.top .v { font-weight: 700; }
 .p2 .p2-labels {
-  display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; font-size: 0.6em;
+  display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; font-size: 18px;
   font-family: "DejaVu Sans Mono", monospace;
 }
 .p2 .p2-labels span {
@@ -43,7 +43,7 @@ const CSS = `
 .p2 .p2-hbar {
   display: inline-block; height: 0.8em; background: var(--accent-mid); border-radius: 2px; vertical-align: middle;
 }
-.reveal .p2 table.data.compact { font-size: 0.82em; margin: 4px 0; }
+.reveal .p2 table.data.compact { font-size: 18px; margin: 4px 0; }
 .p2 table.data td.muted { color: var(--muted); }
 .p2 table.data td button {
   font: inherit; border: 1px dashed var(--accent); background: var(--paper); color: var(--ink); padding: 0 6px;

@@ -38,8 +38,8 @@ export function mount(element, data) {
   plane.append(
     svg("line", { x1: x(0), y1: y(0), x2: x(1.05), y2: y(0), style: "stroke: var(--ink-soft)" }),
     svg("line", { x1: x(0), y1: y(0), x2: x(0), y2: y(1.05), style: "stroke: var(--ink-soft)" }),
-    svg("text", { x: x(1.05), y: y(0) + 18, "text-anchor": "end", "font-size": 13 }, "water →"),
-    svg("text", { x: x(0) - 12, y: y(0.5), "text-anchor": "middle", "font-size": 13,
+    svg("text", { x: x(1.05), y: y(0) + 18, "text-anchor": "end", "font-size": 19 }, "water →"),
+    svg("text", { x: x(0) - 12, y: y(0.5), "text-anchor": "middle", "font-size": 19,
       transform: `rotate(-90 ${x(0) - 12} ${y(0.5)})` }, "finance →"),
   );
   const dots = {};
@@ -48,7 +48,7 @@ export function mount(element, data) {
     plane.append(svg("circle", { cx: x(end[wx]), cy: y(end[fy]), r: 9, fill: "none", style: `stroke: ${colour(name)}`,
       "stroke-width": 2, "stroke-dasharray": "3 3" }));
     const dot = svg("circle", { r: 7, style: `fill: ${colour(name)}` });
-    const label = svg("text", { "font-size": 13, style: `fill: ${colour(name)}` }, `bank (${name})`);
+    const label = svg("text", { "font-size": 19, style: `fill: ${colour(name)}` }, `bank (${name})`);
     plane.append(dot, label);
     dots[name] = { dot, label };
   }

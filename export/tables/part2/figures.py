@@ -43,7 +43,7 @@ def bank_arrows(walk: dict, position: int) -> str:
     for s, name in enumerate(("river", "cheque")):
         toks, weights = walk[name]["tokens"][:position], walk[name]["A"][row][:position]
         y = 60 + s * 150
-        d.text(10, y - 22, f"{name} sentence", size=15, anchor="start", weight="600")
+        d.text(10, y - 22, f"{name} sentence", size=MIN_TEXT, anchor="start", weight="600")
         w = 128
         boxes = [
             d.box(10 + j * (w + 13), y, w, 60, t, sub=f"{a:.2f}", kind="op" if j == row else "data")
@@ -119,9 +119,9 @@ def phases(bank: dict, model: dict) -> str:
     q = vector_box(d, 290, 24, "query q₇", c["q"], vmax, fmt=_one, kind="op", role="query")
     k = d.box(290, 126, q.w, 68, "keys k₁…k₇", sub=f"width {dk}", kind="op", role="key")
     v = d.box(290, 214, q.w, 68, "values v₁…v₇", sub=f"width {dv}", kind="op", role="value")
-    d.arrow(e.right, q.left, label="W_Q", label_offset=-12)
-    d.arrow(e.right, k.left, label="W_K", label_offset=22)
-    d.arrow(e.right, v.left, label="W_V", label_offset=26)
+    d.arrow(e.right, q.left, label="W_Q", label_offset=-12, label_size=MIN_TEXT)
+    d.arrow(e.right, k.left, label="W_K", label_offset=22, label_size=MIN_TEXT)
+    d.arrow(e.right, v.left, label="W_V", label_offset=26, label_size=MIN_TEXT)
     a = d.box(510, 62, 180, 84, "phase A: α", sub=f"top: {top} {max(c['weights']):.2f}", kind="op")
     d.arrow(q.right, a.left)
     d.arrow(k.right, a.left)
@@ -130,7 +130,7 @@ def phases(bank: dict, model: dict) -> str:
     d.arrow(a.bottom, (a.x + a.w / 2, m.y))
     d.arrow(v.right, m.left)
     up = vector_box(d, m.x + m.w + 40, 206, "update Δe₇", c["delta"], vmax, fmt=_one, kind="param", role="message")
-    d.arrow(m.right, up.left, label="W_O", label_offset=-12)
+    d.arrow(m.right, up.left, label="W_O", label_offset=-12, label_size=MIN_TEXT)
     new = vector_box(d, 1000 - 10 - up.w, 62, "new row e′₇", c["e_new"], vmax, fmt=_one, kind="out")
     d.arrow((up.x + up.w / 2, up.y), (new.x + new.w / 2, new.y + new.h))
     d.polyline([(e.x + 40, e.y), (e.x + 40, 10), (new.x + 40, 10), (new.x + 40, new.y)], dash="5 4", colour=ACCENT)
@@ -175,14 +175,14 @@ def qkv_lifetime(model: dict) -> str:
         500,
         262,
         f"word {n}'s query reads the keys and values of words 1–{n}, stored when each word arrived",
-        size=15,
+        size=MIN_TEXT,
         fill=INK,
     )
     d.text(
         500,
         282,
         "greyed q: used once by its own word, never again (so a cache keeps only k and v)",
-        size=14,
+        size=MIN_TEXT,
         fill=MUTED,
     )
     return d.render()
@@ -202,18 +202,18 @@ def saturation(scaling: dict) -> str:
     for t in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
         y = y0 + h - (t - lo) / (1 - lo) * h
         d.polyline([(x0, y), (x0 + w, y)], colour=GRIDLINE, width=1, arrow=False)
-        d.text(x0 - 8, y + 5, f"{t:.1f}", size=14, anchor="end")
+        d.text(x0 - 8, y + 5, f"{t:.1f}", size=MIN_TEXT, anchor="end")
     xs = [x0 + 30 + i * (w - 60) / (len(rows) - 1) for i in range(len(rows))]
     for x, r in zip(xs, rows):
-        d.text(x, y0 + h + 22, str(r["d_k"]), size=14)
-    d.text(x0 + w / 2, y0 + h + 48, "d_k (width of queries and keys)", size=15)
-    d.text(30, y0 + h / 2, "top weight", size=15, transform=f"rotate(-90 30 {y0 + h / 2})")
+        d.text(x, y0 + h + 22, str(r["d_k"]), size=MIN_TEXT)
+    d.text(x0 + w / 2, y0 + h + 48, "d_k (width of queries and keys)", size=MIN_TEXT)
+    d.text(30, y0 + h / 2, "top weight", size=MIN_TEXT, transform=f"rotate(-90 30 {y0 + h / 2})")
     for key, colour, label in (("top_raw", ALERT, "q·k, unscaled"), ("top_scaled", ACCENT, "q·k/√d_k")):
         pts = [(x, y0 + h - (r[key] - lo) / (1 - lo) * h) for x, r in zip(xs, rows)]
         d.polyline(pts, colour=colour, width=3, arrow=False)
         for x, y in pts:
             d.dot(x, y, 5, colour)
-        d.text(x0 + w + 14, pts[-1][1] + 5, label, size=15, anchor="start", fill=colour, weight="600")
+        d.text(x0 + w + 14, pts[-1][1] + 5, label, size=MIN_TEXT, anchor="start", fill=colour, weight="600")
     return d.render()
 
 

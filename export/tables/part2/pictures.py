@@ -29,7 +29,7 @@ def token_rows(model: dict) -> str:
         [
             Group([2, 3, 4, 5], title="word features"),
             Group([6], title="+ position"),
-            Group([7, 8, 9, 10], title="= row eᵢ"),
+            Group([7, 8, 9, 10], title="= the row"),
         ],
         labels=[0, 1],
         col_names=names,
@@ -216,7 +216,7 @@ def hidden(predict: dict) -> str:
     )
 
 
-def probabilities(predict: dict, n: int = 6) -> str:
+def probabilities(predict: dict, n: int = 4) -> str:
     t = predict["compare_table"]
     rows = sorted(t["rows"], key=lambda r: -max(r[1], r[2]))[:n]
     return hbars(

@@ -23,7 +23,7 @@ def sinusoid_heatmap(positions: dict) -> str:
     desc = "; ".join(f"{c}: " + ", ".join(f"{v:.2f}" for v in r) for c, r in zip(coords, rows))
     d = Drawing(
         SLIDE - 40,
-        y0 + len(rows) * 34 + 74,
+        y0 + len(rows) * 32 + 74,
         "part2-sinusoid",
         f"The sinusoidal encoding over slots {slots[0]}–{slots[-1]}: fast pairs on top, slow pairs below",
         f"Rows are the {len(coords)} coordinates, columns the slots; each cell is the coordinate's value. " + desc,
@@ -38,7 +38,7 @@ def sinusoid_heatmap(positions: dict) -> str:
         vmax=1.0,
         digits=2,
         cell_w=cell_w,
-        cell_h=34,
+        cell_h=32,
         row_labels=coords,
         col_labels=[str(s) for s in slots],
     )
