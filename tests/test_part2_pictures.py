@@ -1,0 +1,172 @@
+"""The Part II pictures (issue 20) draw the numbers of their tables: every
+coloured cell prints its table's value and takes its colour from the fixed
+scale of its meaning, bars are as long as their values, the video search
+scores the query the slide talks about, RoPE's panels hold the rotated pairs,
+and every slide that shows a picture keeps its table in the notes (the
+reading view and print).
+
+The figure tests need no build; the slide test reads build/site (make site)."""
+
+from __future__ import annotations
+
+import math
+import re
+from html import unescape
+
+import numpy as np
+import pytest
+
+from common.palette import BLOCKED, SIGNED_SCALE, WEIGHT_SCALE, scale_colour
+from export.tables import compute
+from export.tables.kit.cells import number
+from export.tables.part2 import pictures, toy
+
+CELL = re.compile(r'<rect [^>]*?width="([\d.]+)" [^>]*?fill="(#[0-9a-f]{6})"[^>]*/><text [^>]*>([^<]*)</text>')
+
+
+@pytest.fixture(scope="module")
+def t():
+    return compute(
+        [
+            "part2_pictures",
+            "part2_model",
+            "part2_matrix",
+            "part2_predict",
+            "part2_compare",
+            "part2_video",
+            "part2_positions",
+        ]
+    )
+
+
+def cells_of(svg: str) -> list[tuple[str, str]]:
+    """(fill, printed text) of every coloured cell, in drawing order."""
+    return [(fill, unescape(text)) for _, fill, text in CELL.findall(svg)]
+
+
+def signed(v: float, vmax: float) -> str:
+    return scale_colour((v / vmax + 1) / 2, SIGNED_SCALE)
+
+
+def weight(v: float) -> str:
+    return scale_colour(v, WEIGHT_SCALE)
+
+
+def test_token_rows_print_each_value_in_its_scale_colour(t):
+    table = t["part2_model"]["e_tables"]["river"]
+    svg = t["part2_pictures"]["token_rows"]
+    cols = [2, 3, 4, 5, 6, 7, 8, 9, 10]
+    vmax = max(abs(r[c]) for r in table["rows"] for c in cols)  # one scale for the whole figure
+    expected = [
+        (signed(r[c], vmax), number(r[c], 2))
+        for group in ([2, 3, 4, 5], [6], [7, 8, 9, 10])
+        for r in table["rows"]
+        for c in group
+    ]
+    assert cells_of(svg)[: len(expected)] == expected
+
+
+def test_attention_matrix_is_the_table_and_masks_the_future(t):
+    A = t["part2_matrix"]["A"]
+    drawn = cells_of(t["part2_pictures"]["attention_matrix"])
+    n = len(A)
+    grid = drawn[: n * n]
+    for r in range(n):
+        for c in range(n):
+            fill, text = grid[r * n + c]
+            if c <= r:
+                assert (fill, text) == (weight(A[r][c]), number(A[r][c], 3))
+            else:
+                assert (fill, text) == (BLOCKED, "×") and A[r][c] == 0.0
+    assert all(sum(row) == pytest.approx(1.0) for row in A)
+
+
+def test_changing_a_weight_changes_its_cell():
+    t = compute(["part2_matrix"])
+    m = dict(t["part2_matrix"])
+    A = [list(r) for r in m["A"]]
+    A[-1][0], A[-1][-2] = A[-1][-2], A[-1][0]
+    svg = pictures.attention_matrix(dict(m, A=A))
+    n = len(A)
+    assert cells_of(svg)[(n - 1) * n] == (weight(A[-1][0]), number(A[-1][0], 3))
+
+
+def test_probability_bars_are_as_long_as_their_values(t):
+    svg = t["part2_pictures"]["probabilities"]
+    rows = sorted(t["part2_predict"]["compare_table"]["rows"], key=lambda r: -max(r[1], r[2]))[:4]
+    printed = [unescape(x) for x in re.findall(r'text-anchor="start"[^>]*>([0-9.]+)</text>', svg)]
+    assert printed == [number(r[k], 3) for r in rows for k in (1, 2, 3)]
+    # the river bars: the drawn widths keep the ratio of the probabilities
+    widths = [float(w) for w in re.findall(r'<rect [^>]*width="([\d.]+)" [^>]*rx="2" fill="#0369a1"', svg)]
+    river = [r[1] for r in rows]
+    assert len(widths) == len(river) + 1  # the key's swatch first
+    for w, v in zip(widths[1:], river):
+        assert w == pytest.approx(widths[1] * v / river[0], abs=0.15)
+
+
+def test_four_ways_draw_every_weight_of_both_sentences(t):
+    svg = t["part2_pictures"]["four_ways"]
+    cmp = t["part2_compare"]
+    printed = re.findall(r">([0-9]\.[0-9]{2})</text>", svg)
+    rows = [cmp["river"]["table"]["rows"][k][1:] for k in (1, 2, 3)] + [cmp["cheque"]["table"]["rows"][3][1:]]
+    assert printed == [number(v, 2) for row in rows for v in row]
+    assert svg.count(">✓</text>") == cmp["river"]["table"]["rows"][0].count("✓")
+
+
+def test_the_search_scores_the_longer_key_query(t):
+    video = t["part2_video"]
+    lk = video["longer_key"]
+    qi = video["queries"].index(lk["query"]) if lk["found"] else video["query_index"]
+    svg = t["part2_pictures"]["search"]
+    scores = [float(x) for x in re.findall(r'text-anchor="start"[^>]*>([0-9.]+)</text>', svg)]
+    assert scores == [round(s, 2) for s in video["scores"][qi]]
+    assert scores == [round(sum(a * b for a, b in zip(video["query_vectors"][qi], k)), 2) for k in video["keys"]]
+    if lk["found"]:
+        assert max(scores) == pytest.approx(lk["dot"][0]) and lk["query"] in svg
+
+
+def test_sinusoid_heatmap_is_the_encoding(t):
+    pos = t["part2_positions"]["sinusoidal"]
+    g = pos["grid"]
+    for slot, row in zip(g["slots"], g["values"]):
+        assert row == pytest.approx(list(toy.sinusoidal(slot, pos["d"], pos["base"])))
+    drawn = cells_of(t["part2_pictures"]["sinusoid"])
+    by_coordinate = [v for coord in zip(*g["values"]) for v in coord]
+    assert drawn[: len(by_coordinate)] == [(signed(v, 1.0), number(v, 2)) for v in by_coordinate]
+
+
+def test_rope_panels_keep_the_angle_between_q_and_k(t):
+    rope = t["part2_positions"]["rope"]
+    angles = []
+    for p in rope["rotated_first_pair"]:
+        q = toy.rope_matrix(p["i"], rope["d"]) @ np.array(rope["q"])
+        k = toy.rope_matrix(p["j"], rope["d"]) @ np.array(rope["k"])
+        assert p["q"] == pytest.approx(list(q[:2])) and p["k"] == pytest.approx(list(k[:2]))
+        angles.append(math.atan2(p["k"][1], p["k"][0]) - math.atan2(p["q"][1], p["q"][0]))
+    gaps = {p["j"] - p["i"] for p in rope["rotated_first_pair"]}
+    if len(gaps) == 1:  # the slide's claim: the same gap, the same angle
+        assert max(angles) - min(angles) == pytest.approx(0.0, abs=1e-9) or all(
+            math.isclose(math.cos(a), math.cos(angles[0]), abs_tol=1e-9) for a in angles
+        )
+    svg = t["part2_pictures"]["rope"]
+    for s in rope["scores"]:
+        assert f"score {number(s, 3)}" in svg
+
+
+def test_every_picture_has_a_title_a_description_and_no_small_text(t):
+    for name, svg in t["part2_pictures"].items():
+        assert "<title" in svg and "<desc" in svg, name
+        sizes = [float(s) for s in re.findall(r'font-size="([\d.]+)"', svg)]
+        assert sizes and min(sizes) >= 18, name
+
+
+def test_each_picture_slide_keeps_its_table_in_the_notes(site_dir):
+    html = (site_dir / "decks" / "part2.html").read_text(encoding="utf-8")
+    checked = 0
+    for body in re.findall(r'<section data-slide="\d+"[^>]*>(.*?)</section>', html, flags=re.S):
+        main, _, notes = body.partition('<aside class="notes">')
+        if 'data-figure="part2_pictures.' not in main:
+            continue
+        checked += 1
+        assert re.search(r'<table class="(data|matrix)[^"]*" data-source="part2_', notes), main[:200]
+    assert checked >= 20
