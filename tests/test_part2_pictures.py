@@ -35,6 +35,7 @@ def t():
             "part2_compare",
             "part2_video",
             "part2_positions",
+            "part2_bank",
         ]
     )
 
@@ -170,3 +171,14 @@ def test_each_picture_slide_keeps_its_table_in_the_notes(site_dir):
         checked += 1
         assert re.search(r'<table class="(data|matrix)[^"]*" data-source="part2_', notes), main[:200]
     assert checked >= 20
+
+
+def test_residual_draws_the_message_w_o_and_the_rows(t):
+    c, W = t["part2_bank"]["cheque"], t["part2_model"]["W_O"]
+    rows = [r[1:] for r in c["residual"]["rows"]]
+    printed = [text for _, text in cells_of(t["part2_pictures"]["residual"])]
+    expected = [number(v, 3) for v in c["message"]] + [number(v, 1) for r in W for v in r]
+    assert printed == expected + [number(v, 3) for r in rows for v in r]
+    # the drawn rows are the sum the slide states: e + Δe = e′, and Δe = m W_O
+    assert rows[2] == pytest.approx([a + b for a, b in zip(rows[0], rows[1])])
+    assert rows[1] == pytest.approx(list(np.array(c["message"]) @ np.array(W)))

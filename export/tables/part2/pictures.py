@@ -86,14 +86,34 @@ def phase_b(bank: dict) -> str:
     )
 
 
-def residual(bank: dict) -> str:
-    return table_figure(
-        "part2-residual",
-        "The update and the new row of “bank” (cheque sentence)",
-        bank["cheque"]["residual"],
-        [Group([1, 2, 3, 4], digits=3, title="coordinate value")],
-        labels=[0],
+def residual(bank: dict, model: dict) -> str:
+    """Project and add at “bank” (cheque sentence): the message times W_O is
+    the update, added to the row; one signed scale for every cell."""
+    c, W, t = bank["cheque"], model["W_O"], bank["cheque"]["residual"]
+    v_axes, coords = model["v_axes"], model["coords"]
+    rows = [r[1:] for r in t["rows"]]
+    vmax = max(abs(v) for v in [*c["message"], *[x for r in W for x in r], *[x for r in rows for x in r]])
+    desc = (
+        f"Message m = {[round(v, 3) for v in c['message']]} on the axes {', '.join(v_axes)}; W_O rows "
+        f"{[[round(x, 2) for x in r] for r in W]}; "
+        + "; ".join(f"{r[0]}: {[round(v, 3) for v in r[1:]]}" for r in t["rows"])
+        + "."
     )
+    d = Drawing(1100, 300, "part2-residual", "Project the message with W_O, then add it to bank's row", desc)
+    y0 = 92
+    d.text(20, 34, "message m₇", size=MIN_TEXT, anchor="start", weight="600")
+    m = cells(d, 20, y0, c["message"], vmax=vmax, digits=3, cell_w=78, col_labels=v_axes)
+    d.text(m.x + m.w + 18, y0 + 24, "×", size=MIN_TEXT, weight="600")
+    wx = m.x + m.w + 116
+    d.text(wx, 34, "W_O", size=MIN_TEXT, anchor="start", weight="600")
+    w = cells(d, wx, y0, W, vmax=vmax, digits=1, cell_w=74, col_labels=coords, row_labels=v_axes)
+    rx = w.x + w.w + 170
+    d.text(rx, 34, "the row of “bank”", size=MIN_TEXT, anchor="start", weight="600")
+    r = cells(d, rx, y0, rows, vmax=vmax, digits=3, cell_w=74, col_labels=coords, row_labels=["e₇", "+ Δe₇", "= e′₇"])
+    d.arrow((w.x + w.w + 8, y0 + 18), (r.x - 70, y0 + 54), label="= Δe₇", label_size=MIN_TEXT, label_offset=-10)
+    legend(d, 20, r.y + r.h + 30, "signed", vmax, name="coordinate value")
+    d.width = r.x + r.w + 20
+    return d.render()
 
 
 def projections(model: dict) -> str:
@@ -355,7 +375,7 @@ def pictures(
         "values": video_rows(part2_video, "values", "values"),
         "search": video_search(part2_video),
         "phase_b": phase_b(part2_bank),
-        "residual": residual(part2_bank),
+        "residual": residual(part2_bank, part2_model),
         "projections": projections(part2_model),
         "every_qkv": every_qkv(part2_projections),
         "random_pair": random_pair(part2_scaling),
