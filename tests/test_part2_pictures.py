@@ -182,3 +182,16 @@ def test_residual_draws_the_message_w_o_and_the_rows(t):
     # the drawn rows are the sum the slide states: e + Δe = e′, and Δe = m W_O
     assert rows[2] == pytest.approx([a + b for a, b in zip(rows[0], rows[1])])
     assert rows[1] == pytest.approx(list(np.array(c["message"]) @ np.array(W)))
+
+
+def test_swap2d_cells_are_the_table_and_only_positions_move_the_message():
+    t = compute(["part2_swap2d", "part2_pictures"])
+    rows = t["part2_swap2d"]["table"]["rows"]
+    drawn = cells_of(t["part2_pictures"]["swap2d"])
+    alphas = [(weight(v), number(v, 3)) for r in rows for v in r[2:5]]
+    assert drawn[: len(alphas)] == alphas
+    vmax = max(abs(v) for r in rows for v in r[5:7])
+    assert drawn[len(alphas) :] == [(signed(v, vmax), number(v, 3)) for r in rows for v in r[5:7]]
+    by = {(r[0], r[1]): r[5:7] for r in rows}
+    assert by[("A B q", "no")] == pytest.approx(by[("B A q", "no")])
+    assert by[("A B q", "yes")] != pytest.approx(by[("B A q", "yes")])

@@ -339,6 +339,22 @@ def swap_bars(positions: dict) -> str:
     )
 
 
+def swap2d(table2d: dict) -> str:
+    t = table2d["table"]
+    named = dict(t, rows=[[r[0], "with positions" if r[1] == "yes" else "no positions", *r[2:]] for r in t["rows"]])
+    return table_figure(
+        "part2-swap2d",
+        "Two orders of A and B, with and without positions: weights and the message",
+        named,
+        [
+            Group([2, 3, 4], "weight", "weights α", digits=3),
+            Group([5, 6], title="message", digits=3),
+        ],
+        labels=[0, 1],
+        col_names={2: "slot 1", 3: "slot 2", 4: "q", 5: "x", 6: "y"},
+    )
+
+
 @table(
     "part2_pictures",
     needs=[
@@ -352,6 +368,7 @@ def swap_bars(positions: dict) -> str:
         "part2_matrix",
         "part2_compare",
         "part2_positions",
+        "part2_swap2d",
     ],
 )
 def pictures(
@@ -365,6 +382,7 @@ def pictures(
     part2_matrix: dict,
     part2_compare: dict,
     part2_positions: dict,
+    part2_swap2d: dict,
 ) -> dict:
     return {
         "token_rows": token_rows(part2_model),
@@ -392,4 +410,5 @@ def pictures(
         "swap_bars": swap_bars(part2_positions),
         "sinusoid": sinusoid_heatmap(part2_positions),
         "rope": rope_rotation(part2_positions),
+        "swap2d": swap2d(part2_swap2d),
     }
