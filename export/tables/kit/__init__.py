@@ -9,5 +9,9 @@
   ``flow``, ``chart``); colours from common/palette.py;
 - ``charts``: ticks, frames, axes and legends of the charts;
 - ``heads``: the head figures Part III and the results deck share;
+- ``cells``: vectors and small matrices as coloured cells, one scale per meaning;
+- ``table_cells``: a table's numeric columns drawn as cells (``table_figure``);
+- ``bars``: grouped horizontal bars (``hbars``) and rows of column bars over a
+  sentence (``column_rows``), where a distribution's shape is the point;
 - ``numbers``: how small numbers are written on slides.
 """
