@@ -73,7 +73,9 @@ SLIDE = (
     }
   }
   const c = s.cloneNode(true);
-  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header').forEach(n => n.remove());
+  // a closed <details> (an exercise box) shows only its summary: its hidden body is not prose on the slide
+  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header, '
+    + 'details:not([open]) > :not(summary)').forEach(n => n.remove());
   const prose = (c.textContent || '').split(/\\s+/).filter(w => /[A-Za-z]/.test(w)).length;
   const h = s.querySelector('h1,h2,h3');
   const round = (x) => Math.round(x * 10) / 10;
