@@ -52,7 +52,8 @@ SLIDE = (
   const over = [];
   let minFont = 99, minText = '', minDrawn = 99, minDrawnText = '', minOwn = 99, minOwnText = '';
   for (const e of s.querySelectorAll('*')) {
-    if (e.closest('aside.notes, .katex-mathml')) continue;
+    // a closed <details> (an exercise box) keeps a box for its hidden body: not on the slide
+    if (e.closest('aside.notes, .katex-mathml, details:not([open]) > :not(summary)')) continue;
     const b = e.getBoundingClientRect();
     if (!b.width || !b.height) continue;
     if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2)) {

@@ -31,6 +31,7 @@ def heatmaps(
     vmax: float | None = None,
     rotate_cols: bool = False,
     cell_h: float = 34,
+    cell_w: float | None = None,
     gap: float = 56,
     legend_name: str | None = None,
     legend_digits: int | None = None,
@@ -44,7 +45,7 @@ def heatmaps(
     n_rows, n_cols = len(mats[0]), len(mats[0][0])
     widest = max(text_width(number(v, digits), MIN_TEXT) for m in mats for row in m for v in row if v is not None)
     col_w = max(text_width(c, MIN_TEXT) for c in col_labels) * WIDE
-    cell_w = max(44.0, widest * 1.2 + 14, 0 if rotate_cols else col_w + 12)
+    cell_w = cell_w or max(44.0, widest * 1.2 + 14, 0 if rotate_cols else col_w + 12)
     label_w = max(text_width(lab, MIN_TEXT) for lab in row_labels) * WIDE + 18
     caption_h = 30 if any(cap for cap, _ in panels) else 0
     cols_h = col_w * SIN40 + 22 if rotate_cols else 30

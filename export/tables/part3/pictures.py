@@ -107,6 +107,39 @@ def seed_dots(worked: dict) -> str:
     return d.render()
 
 
+def batch_bars(batch: dict) -> dict:
+    """The two targets' probabilities before the loss, and the batch's loss
+    before and after one optimizer step."""
+    mod = batch["model"]
+    targets = [row[2] for row in batch["rows"]]
+    probs = mod["target_probabilities"]
+    return {
+        "targets": bar_panels(
+            "fig-p3-targets",
+            "The probability the model gives each true next token",
+            "Probabilities of the targets: " + ", ".join(f"{t} {p:.4f}" for t, p in zip(targets, probs)) + ".",
+            [f"p({t})" for t in targets],
+            [("", probs)],
+            digits=4,
+            vmax=1.0,
+            width=900,
+            bar_h=44,
+        ),
+        "loss_step": bar_panels(
+            "fig-p3-loss-step",
+            "The batch's loss before and after one optimizer step",
+            f"Mean cross-entropy of the batch: {mod['loss']:.4f} nats before the step, "
+            f"{mod['loss_after_step']:.4f} after it.",
+            ["before the step", "after one step"],
+            [("", [mod["loss"], mod["loss_after_step"]])],
+            fmt=lambda v: f"{v:.4f} nats",
+            colours=[shade(0.75), shade(0.45)],
+            width=900,
+            bar_h=44,
+        ),
+    }
+
+
 def distribution(ident: str, heading: str, tbl: dict, what: str) -> str:
     """A probability table (token rows, one column per setting) as one bar
     panel per setting, the last row (every other token) included."""
@@ -120,9 +153,19 @@ def distribution(ident: str, heading: str, tbl: dict, what: str) -> str:
 
 @table(
     "part3_pictures",
-    needs=["part3_fisherman", "part3_two_source", "part3_decoding", "part3_generation", "results_worked"],
+    needs=[
+        "part3_fisherman",
+        "part3_two_source",
+        "part3_decoding",
+        "part3_generation",
+        "results_worked",
+        "part3_batch",
+        "part3_corpus",
+    ],
 )
-def pictures(part3_fisherman, part3_two_source, part3_decoding, part3_generation, results_worked) -> dict:
+def pictures(
+    part3_fisherman, part3_two_source, part3_decoding, part3_generation, results_worked, part3_batch, part3_corpus
+) -> dict:
     """The deck's cell figures and bar figures, each from its own table."""
     f, two = part3_fisherman, part3_two_source
     heads = f["heads"]
@@ -166,7 +209,8 @@ def pictures(part3_fisherman, part3_two_source, part3_decoding, part3_generation
             meaning="weight",
             digits=2,
             cell_h=28,
-            gap=40,
+            cell_w=47,
+            gap=30,
             legend_digits=0,
         ),
         "two_source": heatmaps(
@@ -215,4 +259,21 @@ def pictures(part3_fisherman, part3_two_source, part3_decoding, part3_generation
         )
     if results_worked.get("available"):
         out["seeds"] = seed_dots(results_worked)
+    if part3_batch.get("available") and part3_batch["model"].get("available"):
+        out.update(batch_bars(part3_batch))
+    audit = part3_corpus.get("audit", {})
+    if audit.get("available"):
+        splits = [row[0] for row in audit["rows"]]
+        windows = [row[3] for row in audit["rows"]]
+        out["windows"] = bar_panels(
+            "fig-p3-windows",
+            "Windows (next-token targets) per split",
+            "Windows per split: " + ", ".join(f"{s} {w:,}" for s, w in zip(splits, windows)) + ".",
+            splits,
+            [("", windows)],
+            fmt=lambda v: f"{v:,}",
+            colours=[shade(0.75), shade(0.5), shade(0.35)],
+            width=900,
+            bar_h=44,
+        )
     return dict(out, available=True)

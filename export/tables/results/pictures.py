@@ -36,7 +36,7 @@ def prompt_path(att: dict) -> str:
         "; then ".join(f"{a}: {b}" for a, b, _ in stages) + ".",
         stages,
         ["vocabulary", "left-pad", "lookup"],
-        width=1180,
+        width=900,
     )
 
 
