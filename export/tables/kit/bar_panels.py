@@ -73,7 +73,7 @@ def bar_panels(
         for g, v in enumerate(values):
             y = caption_h + g * bar_h
             w = plot_w * max(0.0, v) / vmax
-            if w > 0.5:
-                d.rect(x0, y + 4, w, bar_h - 8, fill=colours[g], stroke=GRID, width=1, radius=2)
+            if v > 0:  # a tiny value still shows a sliver; 0 draws no bar
+                d.rect(x0, y + 4, max(w, 1.0), bar_h - 8, fill=colours[g], stroke=GRID, width=1, radius=2)
             d.text(x0 + w + 6, y + bar_h / 2 + MIN_TEXT * 0.35, fmt(v), size=MIN_TEXT, anchor="start", fill=INK)
     return d.render()
