@@ -9,7 +9,7 @@ every number."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, GRID, INK, MUTED, ROLES
+from common.palette import ACCENT, GRID, INK, MUTED, ROLES, SURPRISAL_SCALE, scale_colour
 
 from ..kit.bar_panels import bar_panels, shade
 from ..kit.cells import cells, legend, number, top
@@ -133,7 +133,7 @@ def batch_bars(batch: dict) -> dict:
             ["before the step", "after one step"],
             [("", [mod["loss"], mod["loss_after_step"]])],
             fmt=lambda v: f"{v:.4f} nats",
-            colours=[shade(0.75), shade(0.45)],
+            colours=[scale_colour(0.75, SURPRISAL_SCALE), scale_colour(0.45, SURPRISAL_SCALE)],  # loss = surprise
             width=900,
             bar_h=44,
         ),
