@@ -9,11 +9,12 @@ every number."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, GRID, INK, MUTED, ROLES, SURPRISAL_SCALE, scale_colour
+from common.palette import ACCENT, BLOCKED, FILLS, GRID, INK, MUTED, ROLES, SURPRISAL_SCALE, scale_colour
 
 from ..kit.bar_panels import bar_panels, shade
 from ..kit.cells import cells, legend, number, top
 from ..kit.draw import MIN_TEXT, Drawing, text_width
+from ..kit.numbers import shape_text
 from ..kit.panels import heatmaps
 from ..kit.registry import table
 
@@ -107,6 +108,37 @@ def seed_dots(worked: dict) -> str:
     return d.render()
 
 
+def final_query(mod: dict) -> str:
+    """A schematic of one head's weights: every query row (what forward_details
+    computes, causal) beside the final query's row alone (what forward uses)."""
+    n, c = 8, 30  # cells drawn per side, and their size: a picture of the pattern, not of the values
+    full, fast = shape_text(mod["shapes"]["weights"]), shape_text(mod["fast_weights_shape"])
+    d = Drawing(
+        1000,
+        n * c + 120,
+        "fig-p3-final-query",
+        "Every query row beside the final query's row",
+        f"Left: forward_details computes every query row of each head's causal weight grid, weights {full}. "
+        f"Right: forward computes only the final query's row, weights {fast}; it equals the last row on the left.",
+    )
+    x0, y0 = 150, 60
+    d.text(x0 + n * c / 2, 26, "forward_details: every query row", size=MIN_TEXT, weight="600")
+    for i in range(n):
+        for j in range(n):
+            fill = BLOCKED if j > i else (ROLES["query"] if i == n - 1 else FILLS["data"])
+            d.rect(x0 + j * c, y0 + i * c, c, c, fill=fill, stroke=GRID, width=1, radius=0)
+    d.text(x0 + n * c / 2, y0 + n * c + 34, f"weights {full}", size=MIN_TEXT, fill=MUTED)
+    x1 = 640
+    d.text(x1 + n * c / 2, 26, "forward: the final query only", size=MIN_TEXT, weight="600")
+    for j in range(n):
+        d.rect(x1 + j * c, y0 + (n - 1) * c, c, c, fill=ROLES["query"], stroke=GRID, width=1, radius=0)
+    d.text(x1 + n * c / 2, y0 + n * c + 34, f"weights {fast}", size=MIN_TEXT, fill=MUTED)
+    d.arrow((x0 + n * c + 20, y0 + (n - 0.5) * c), (x1 - 20, y0 + (n - 0.5) * c), label="same row", label_size=18)
+    d.rect(x1, y0, n * c, (n - 1) * c, fill="none", stroke=GRID, width=1.5, radius=0, dash="6 5")
+    d.text(x1 + n * c / 2, y0 + 3.6 * c, "rows not computed", size=MIN_TEXT, fill=MUTED)
+    return d.render()
+
+
 def batch_bars(batch: dict) -> dict:
     """The two targets' probabilities before the loss, and the batch's loss
     before and after one optimizer step."""
@@ -114,6 +146,7 @@ def batch_bars(batch: dict) -> dict:
     targets = [row[2] for row in batch["rows"]]
     probs = mod["target_probabilities"]
     return {
+        "final_query": final_query(mod),
         "targets": bar_panels(
             "fig-p3-targets",
             "The probability the model gives each true next token",
