@@ -9,5 +9,7 @@
   ``flow``, ``chart``); colours from common/palette.py;
 - ``charts``: ticks, frames, axes and legends of the charts;
 - ``heads``: the head figures Part III and the results deck share;
+- ``panels``: heatmaps, matrices of ``cells`` side by side under one legend;
+- ``bar_panels``: horizontal bars with their values, one panel per series;
 - ``numbers``: how small numbers are written on slides.
 """
