@@ -78,6 +78,7 @@ def tables():
             "part3_fisherman",
             "part3_two_source",
             "part3_decoding",
+            "part3_comparison",
             "results_worked",
             "results_pictures",
             "results_attention",
@@ -119,6 +120,12 @@ def test_part3_distributions_are_bars_of_the_decoding_tables(tables):
         drawn = [v for col in columns for v in col if v > 0]
         for (w, _), v in zip(bars, drawn):
             assert w == pytest.approx(max(1.0, bars[0][0] * v / drawn[0]), rel=1e-3, abs=0.06)
+    cmp = tables["part3_comparison"]
+    if cmp.get("available"):
+        counts = [row[1] for row in cmp["rows"]]  # the table's order: MLP, one head, four heads
+        bars = drawn_bars(pic["parameters"])
+        assert [label for _, label in bars] == [f"{n:,}" for n in counts]
+        assert bars[1][0] == bars[2][0] and bars[0][0] / bars[1][0] == pytest.approx(cmp["mlp_ratio"], rel=1e-3)
     sd = tables["results_worked"]
     if sd.get("available"):
         desc = ET.fromstring(pic["seeds"]).find(f"{NS}desc").text

@@ -9,7 +9,8 @@ every number."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, BLOCKED, FILLS, GRID, INK, MUTED, ROLES, SURPRISAL_SCALE, scale_colour
+from common.palette import ACCENT, BLOCKED, FILLS, GRID, INK, MODELS, MUTED, ROLES, SURPRISAL_SCALE, scale_colour
+from models.nets import KINDS
 
 from ..kit.bar_panels import bar_panels, shade
 from ..kit.cells import cells, legend, number, top
@@ -194,10 +195,18 @@ def distribution(ident: str, heading: str, tbl: dict, what: str) -> str:
         "results_worked",
         "part3_batch",
         "part3_corpus",
+        "part3_comparison",
     ],
 )
 def pictures(
-    part3_fisherman, part3_two_source, part3_decoding, part3_generation, results_worked, part3_batch, part3_corpus
+    part3_fisherman,
+    part3_two_source,
+    part3_decoding,
+    part3_generation,
+    results_worked,
+    part3_batch,
+    part3_corpus,
+    part3_comparison,
 ) -> dict:
     """The deck's cell figures and bar figures, each from its own table."""
     f, two = part3_fisherman, part3_two_source
@@ -294,6 +303,20 @@ def pictures(
         out["seeds"] = seed_dots(results_worked)
     if part3_batch.get("available") and part3_batch["model"].get("available"):
         out.update(batch_bars(part3_batch))
+    cmp = part3_comparison
+    if cmp.get("available"):
+        kinds = [k for k in KINDS if k in cmp["parameters"]]
+        out["parameters"] = bar_panels(
+            "fig-p3-parameters",
+            "Parameters per model",
+            "Parameters: " + "; ".join(f"{cmp['labels'][k]} {cmp['parameters'][k]:,}" for k in kinds) + ".",
+            [cmp["labels"][k] for k in kinds],
+            [("", [cmp["parameters"][k] for k in kinds])],
+            fmt=lambda v: f"{v:,}",
+            colours=[MODELS[k] for k in kinds],
+            width=1000,
+            bar_h=40,
+        )
     audit = part3_corpus.get("audit", {})
     if audit.get("available"):
         splits = [row[0] for row in audit["rows"]]
