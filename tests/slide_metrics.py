@@ -52,7 +52,8 @@ SLIDE = (
   const over = [];
   let minFont = 99, minText = '', minDrawn = 99, minDrawnText = '', minOwn = 99, minOwnText = '';
   for (const e of s.querySelectorAll('*')) {
-    if (e.closest('aside.notes, .katex-mathml')) continue;
+    // a closed <details> (an exercise box) keeps a box for its hidden body: not on the slide
+    if (e.closest('aside.notes, .katex-mathml, details:not([open]) > :not(summary)')) continue;
     const b = e.getBoundingClientRect();
     if (!b.width || !b.height) continue;
     if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2)) {
@@ -73,7 +74,9 @@ SLIDE = (
     }
   }
   const c = s.cloneNode(true);
-  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header').forEach(n => n.remove());
+  // a closed <details> (an exercise box) shows only its summary: its hidden body is not prose on the slide
+  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header, '
+    + 'details:not([open]) > :not(summary)').forEach(n => n.remove());
   const prose = (c.textContent || '').split(/\\s+/).filter(w => /[A-Za-z]/.test(w)).length;
   const h = s.querySelector('h1,h2,h3');
   const round = (x) => Math.round(x * 10) / 10;

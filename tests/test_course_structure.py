@@ -58,7 +58,9 @@ def test_part3_recalls_the_data_slides_once(site_dir):
         assert not any(t.startswith(gone) for t in titles), gone
     recap = slide(site_dir, "part3", "Recap from Part I")
     assert len(re.findall(r'class="see" href="maps\.html#/\d+"', recap["html"])) >= 3
-    assert 'data-source="part3_corpus.audit"' in recap["html"]
+    # the split counts are drawn on the slide; their table stays in its notes (reading view, print)
+    assert 'data-figure="part3_pictures.windows"' in recap["html"]
+    assert 'data-source="part3_corpus.audit"' in recap["html"] + recap["notes_html"]
 
 
 def test_the_arguments_are_on_the_slides(site_dir):
@@ -68,9 +70,9 @@ def test_the_arguments_are_on_the_slides(site_dir):
     assert f"{crossed['river_weights_on_cheque'][1]:.3f}" in pooling["text"]
     bank = slide(site_dir, "part2", "Same “bank”, two contexts")
     assert 'data-source="part2_bank.both"' in bank["html"]
+    # both heads' weight matrices, drawn as heatmaps (tests/test_deck_pictures.py checks their cells)
     weights = slide(site_dir, "part3", "Every query token's weights, both heads")
-    for h in (0, 1):
-        assert f'data-source="part3_fisherman.heads.{h}.weights_all"' in weights["html"]
+    assert 'data-figure="part3_pictures.weights_all"' in weights["html"]
 
 
 def test_check_questions_reveal_computed_answers(site_dir):
@@ -87,10 +89,13 @@ def test_check_questions_reveal_computed_answers(site_dir):
 def test_sampling_slides_use_the_lab_rule_and_the_lab_links_land_there(site_dir):
     dec = table(site_dir, "part3_decoding")
     t = slide(site_dir, "part3", "Sampling: temperature")
-    assert 'data-source="part3_decoding.temperature_table"' in t["html"]
+    # the tables are drawn as bars on the slides and kept in their notes
+    assert 'data-figure="part3_pictures.temperature"' in t["html"]
+    assert 'data-source="part3_decoding.temperature_table"' in t["notes_html"]
     assert "greedy" in takeaway(t)
     k = slide(site_dir, "part3", "Sampling: top-k and top-p cut the tail")
-    assert 'data-source="part3_decoding.filter_table"' in k["html"]
+    assert 'data-figure="part3_pictures.filters"' in k["html"]
+    assert 'data-source="part3_decoding.filter_table"' in k["notes_html"]
     w = slide(site_dir, "part3", "Try temperature, top-k and top-p")
     assert 'data-widget="part3-sampling"' in w["html"] and "widget-fallback" in w["html"]
     assert dec["greedy_is_top"] and dec["small_temperature_top"] > 0.99

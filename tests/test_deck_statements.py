@@ -45,6 +45,7 @@ def slides(site_dir: Path, slug: str) -> list[dict]:
                 "text": text_of(main),
                 "notes": text_of(notes),
                 "html": main,
+                "notes_html": notes,
             }
         )
     return out
@@ -70,9 +71,12 @@ def test_every_query_row_says_which_row_was_trained_and_shows_the_per_step_rows(
     if not ps.get("available"):
         pytest.skip("no checkpoints")
     s = slide(site_dir, "results", "One pass vs step by step")
+    # the slide draws both matrices as heatmaps (tests/test_deck_pictures.py checks their cells);
+    # the matrices and the agreement table stay in its notes, for the reading view and print
+    assert 'data-figure="results_pictures.per_step"' in s["html"]
     for name in ("one_pass", "per_step"):
-        assert f'data-source="results_per_step.kinds.attn4.heads.0.{name}"' in s["html"]
-    assert 'data-source="results_per_step.agreement"' in s["html"]
+        assert f'data-source="results_per_step.kinds.attn4.heads.0.{name}"' in s["notes_html"]
+    assert 'data-source="results_per_step.agreement"' in s["notes_html"]
     four = ps["kinds"]["attn4"]
     assert f"agrees in only {four['agree']} of {four['rows']} head-rows" in takeaway(s)
     assert four["agree"] < four["rows"]  # the claim the slide makes: the rows are not the model's behaviour

@@ -13,5 +13,7 @@
 - ``table_cells``: a table's numeric columns drawn as cells (``table_figure``);
 - ``bars``: grouped horizontal bars (``hbars``) and rows of column bars over a
   sentence (``column_rows``), where a distribution's shape is the point;
+- ``panels``: heatmaps, matrices of ``cells`` side by side under one legend;
+- ``bar_panels``: horizontal bars with their values, one panel per series;
 - ``numbers``: how small numbers are written on slides.
 """

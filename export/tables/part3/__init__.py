@@ -7,7 +7,7 @@ attention costs (``comparison``), overfitting from the recorded losses
 (``overfitting``), temperature, top-k and top-p on a real distribution
 (``decoding``), a small GPT counted beside our model (``transformer``), the
 answers to the check questions (``checks``), and the deck's diagrams and
-charts (``figures``, ``charts``). Importing the package declares its tables."""
+charts (``figures``, ``charts``), and its cells and bars (``pictures``). Importing the package declares its tables."""
 
 from . import (  # noqa: F401
     checks,
@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     decoding,
     figures,
     overfitting,
+    pictures,
     real,
     settings,
     toys,

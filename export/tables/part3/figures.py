@@ -89,8 +89,9 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
         + "; then ".join(f"{a} gives {b}" for a, b, _ in top + bottom)
         + ". Shaded boxes hold learned parameters; the others reshape or apply fixed rules."
     )
-    f = Figure("fig-model-flow", 1000, 300, "The four-head model, box by box, with tensor shapes", desc)
-    w, h, gap = 176, 78, 24
+    W = 1170  # about the slide's full width: the boxes fit their 18-unit text
+    f = Figure("fig-model-flow", W, 300, "The four-head model, box by box, with tensor shapes", desc)
+    w, h, gap = 204, 78, 27
     for i, (a, b, fill) in enumerate(top):
         x = 10 + i * (w + gap)
         f.box(x, 20, w, h, [a, b], fill=fill, size=14)
@@ -99,17 +100,16 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
     # turn down from the last top box, then run right to left
     x_last = 10 + 4 * (w + gap)
     f.path(f"M{x_last + w / 2},{20 + h} L{x_last + w / 2},{150}", marker=True)
-    bw = 218
+    bw = 260
     for i, (a, b, fill) in enumerate(bottom):
-        x = 1000 - 10 - (i + 1) * bw - i * 17
+        x = W - 10 - (i + 1) * bw - i * 17
         f.box(x, 155, bw, h, [a, b], fill=fill, size=15)
         if i:
             f.arrow(x + bw + 15, 194, x + bw + 3, 194)
     # the residual route: E skips the attention
     ex = 10 + 1 * (w + gap) + w / 2
     f.path(
-        f"M{ex},{20 + h} L{ex},{130} L{1000 - 10 - 2 * bw - 17 + bw / 2},{130} "
-        f"L{1000 - 10 - 2 * bw - 17 + bw / 2},{152}",
+        f"M{ex},{20 + h} L{ex},{130} L{W - 10 - 2 * bw - 17 + bw / 2},{130} L{W - 10 - 2 * bw - 17 + bw / 2},{152}",
         colour=GRID,
         width=2,
     )
@@ -119,7 +119,7 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
     f.add("rect", x=190, y=262, width=18, height=14, fill=FIXED, stroke=LINE)
     f.text(214, 274, "reshape or fixed rule", size=13, anchor="start", fill=MUTED)
     f.text(
-        990,
+        W - 10,
         274,
         f"B = {B}, w = {T}, width {d}, {heads} heads of width {head_width}, C = {C:,}",
         size=13,

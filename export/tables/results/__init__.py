@@ -5,4 +5,4 @@ model was trained on beside the one-pass matrix (``steps``), model sizes and bro
 (``machine``), and the training protocol with a worked mean ± SD
 (``protocol``). Importing the package declares its tables."""
 
-from . import charts, machine, measured, model, protocol, steps, toy  # noqa: F401
+from . import charts, machine, measured, model, pictures, protocol, steps, toy  # noqa: F401

@@ -1,0 +1,88 @@
+"""Small matrices as heatmaps: one panel of coloured cells with their values
+per matrix, side by side, under one legend (issue 20). Two heads' weight
+matrices, W_Q beside W_K, validation losses by run and step. The cells and
+their colour scales (one per meaning) are kit/cells.py's; the markup is
+kit/draw.py's.
+
+    svg = heatmaps(
+        "p3-weights", "Every query token's weights", "Head 1: ...",
+        [("head 1", A1), ("head 2", A2)], row_labels=words, col_labels=slots, meaning="weight",
+    )
+"""
+
+from __future__ import annotations
+
+from .cells import MEANINGS, cells, legend, number, top
+from .draw import MIN_TEXT, Drawing, text_width
+
+COS40, SIN40 = 0.766, 0.643  # a rotated column label's run across and up
+WIDE = 1.4  # text_width's estimate times this: room for the widest labels as drawn
+
+
+def heatmaps(
+    ident: str,
+    title: str,
+    desc: str,
+    panels: list[tuple[str, list]],
+    row_labels: list[str],
+    col_labels: list[str],
+    meaning: str = "weight",
+    digits: int = 2,
+    vmax: float | None = None,
+    rotate_cols: bool = False,
+    cell_h: float = 34,
+    cell_w: float | None = None,
+    gap: float = 56,
+    legend_name: str | None = None,
+    legend_digits: int | None = None,
+) -> str:
+    """``panels`` = [(caption, matrix)], each matrix a list of rows (a None
+    cell is blocked); every panel has the same rows and columns. Row labels
+    stand left of the first panel, column labels above each panel, one
+    legend of the shared scale beneath."""
+    mats = [m for _, m in panels]
+    vmax = vmax or max(top(m, meaning) for m in mats)
+    n_rows, n_cols = len(mats[0]), len(mats[0][0])
+    widest = max(text_width(number(v, digits), MIN_TEXT) for m in mats for row in m for v in row if v is not None)
+    col_w = max(text_width(c, MIN_TEXT) for c in col_labels) * WIDE
+    cell_w = cell_w or max(44.0, widest * 1.2 + 14, 0 if rotate_cols else col_w + 12)
+    label_w = max(text_width(lab, MIN_TEXT) for lab in row_labels) * WIDE + 18
+    caption_h = 30 if any(cap for cap, _ in panels) else 0
+    cols_h = col_w * SIN40 + 22 if rotate_cols else 30
+    right = col_w * COS40 if rotate_cols else 10
+    panel_w = cell_w * n_cols
+    top_y = caption_h + cols_h
+    key_w = max(200.0, min(240.0, panel_w))
+    name_w = text_width(legend_name or MEANINGS[meaning].name, MIN_TEXT) * WIDE + 14
+    width = max(label_w + len(panels) * panel_w + (len(panels) - 1) * gap + right, label_w + key_w + name_w) + 10
+    height = top_y + cell_h * n_rows + 18 + 14 + MIN_TEXT + 14
+    d = Drawing(round(width), round(height), ident, title, desc)
+    for i, (caption, m) in enumerate(panels):
+        x = label_w + i * (panel_w + gap)
+        if caption:
+            d.text(x + panel_w / 2, 22, caption, size=MIN_TEXT, weight="600")
+        cells(
+            d,
+            x,
+            top_y,
+            m,
+            meaning,
+            vmax=vmax,
+            digits=digits,
+            cell_w=cell_w,
+            cell_h=cell_h,
+            row_labels=row_labels if i == 0 else None,
+            col_labels=col_labels,
+            rotate_cols=rotate_cols,
+        )
+    legend(
+        d,
+        label_w,
+        top_y + cell_h * n_rows + 18,
+        meaning,
+        vmax,
+        digits=digits if legend_digits is None else legend_digits,
+        width=key_w,
+        name=legend_name,
+    )
+    return d.render()

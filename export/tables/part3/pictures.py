@@ -1,0 +1,335 @@
+"""Part III's toy vectors and matrices drawn as coloured cells, and its
+probability tables drawn as bars (issue 20), each from the numbers of its
+own table (table ``part3_pictures``): the worksheet's input rows, W_Q beside
+W_K, the two heads' messages joined and projected, every query token's
+weights in both heads, the two-source toy, the next-token distribution
+before and after temperature, top-k and top-p, and the worked mean ± SD.
+The tables stay on the slides' notes, so the reading view and print keep
+every number."""
+
+from __future__ import annotations
+
+from common.palette import ACCENT, BLOCKED, FILLS, GRID, INK, MODELS, MUTED, ROLES, SURPRISAL_SCALE, scale_colour
+from models.nets import KINDS
+
+from ..kit.bar_panels import bar_panels, shade
+from ..kit.cells import cells, legend, number, top
+from ..kit.draw import MIN_TEXT, Drawing, text_width
+from ..kit.numbers import shape_text
+from ..kit.panels import heatmaps
+from ..kit.registry import table
+
+HEAD_COLS = ["h1·1", "h1·2", "h2·1", "h2·2"]
+
+
+def masked(weights: list[list[float]]) -> list[list[float | None]]:
+    """A causal weight matrix with the cells above the diagonal blocked."""
+    return [[v if j <= i else None for j, v in enumerate(row)] for i, row in enumerate(weights)]
+
+
+def _row(d, x, y, label, values, vmax, cell_w, col0=0):
+    cells(d, x + col0 * cell_w, y, values, "signed", vmax=vmax, digits=2, cell_w=cell_w, cell_h=36)
+    d.text(x - 12, y + 18 + MIN_TEXT * 0.35, label, size=MIN_TEXT, anchor="end")
+
+
+def messages(fish: dict) -> str:
+    """The query token's two head messages, side by side in the concatenation,
+    then the update concat · W_O, the query's own row E and the new row."""
+    h1, h2 = fish["heads"][0]["message"], fish["heads"][1]["message"]
+    rows = [h1, h2, fish["concat_last"], fish["update_last"], fish["E_last"], fish["out_last"]]
+    vmax = top(rows, "signed")
+    labels = ["head 1 message", "head 2 message", "concatenated", "update = concat · W_O", "+ E (its own row)"]
+    labels.append("= new row")
+    x = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.25 + 24
+    cw = 84
+    d = Drawing(
+        round(x + 4 * cw + 300),
+        420,
+        "fig-p3-messages",
+        "The query token's messages, joined and projected",
+        f"Head 1's message {[round(v, 3) for v in h1]} fills the first two coordinates of the concatenation, "
+        f"head 2's {[round(v, 3) for v in h2]} the last two: {[round(v, 3) for v in fish['concat_last']]}. "
+        f"Multiplied by W_O it gives the update {[round(v, 3) for v in fish['update_last']]}; added to the "
+        f"query's row {fish['E_last']} it gives the new row {[round(v, 3) for v in fish['out_last']]}.",
+    )
+    for c, name in enumerate(HEAD_COLS):
+        d.text(x + c * cw + cw / 2, 24, name, size=MIN_TEXT, fill=MUTED)
+    _row(d, x, 36, labels[0], h1, vmax, cw)
+    _row(d, x, 80, labels[1], h2, vmax, cw, col0=2)
+    _row(d, x, 124, labels[2], fish["concat_last"], vmax, cw)
+    for c, name in enumerate(fish["features"]):
+        d.text(x + c * cw + cw / 2, 200, name, size=MIN_TEXT, fill=MUTED)
+    _row(d, x, 212, labels[3], fish["update_last"], vmax, cw)
+    _row(d, x, 256, labels[4], fish["E_last"], vmax, cw)
+    _row(d, x, 300, labels[5], fish["out_last"], vmax, cw)
+    d.rect(x - 2, 296, 4 * cw + 4, 44, fill="none", stroke=ROLES["message"], width=2.5, radius=3)
+    note_x = x + 4 * cw + 40
+    d.text(note_x, 66, "each head fills its own", size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.text(note_x, 90, "coordinates of the join", size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.text(note_x, 236, "W_O maps the join back", size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.text(note_x, 260, f"to width {fish['width']}; the residual", size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.text(note_x, 284, "adds the token's own row", size=MIN_TEXT, anchor="start", fill=MUTED)
+    legend(d, x, 372, "signed", vmax, digits=2)
+    return d.render()
+
+
+def seed_dots(worked: dict) -> str:
+    """The runs' test perplexities as dots on one axis, the mean as a line and
+    ±1 SD as a band: what the worked mean ± SD summarises."""
+    values, seeds, mean, sd = worked["values"], worked["seeds"], worked["mean"], worked["sd"]
+    lo, hi = min(values + [mean - sd]), max(values + [mean + sd])
+    pad = (hi - lo) * 0.25
+    lo, hi = lo - pad, hi + pad
+    width, axis_y = 1000, 104
+    x0, x1 = 90, width - 90
+    d = Drawing(
+        width,
+        axis_y + 66,
+        "fig-p3-seeds",
+        f"{worked['label']}: test perplexity of each seed, the mean and ±1 SD",
+        f"Seeds {', '.join(str(s) for s in seeds)} give test perplexities "
+        + ", ".join(f"{v:.2f}" for v in values)
+        + f"; mean {mean:.2f}, sample SD {sd:.2f}. The axis runs from {lo:.2f} to {hi:.2f}, not from zero.",
+    )
+
+    def px(v):
+        return x0 + (v - lo) / (hi - lo) * (x1 - x0)
+
+    d.rect(px(mean - sd), 40, px(mean + sd) - px(mean - sd), axis_y - 40, fill=shade(0.2), stroke="none", radius=0)
+    d.rect(px(mean) - 1.5, 32, 3, axis_y - 32, fill=ACCENT, stroke="none", radius=0)
+    d.text(px(mean), 24, f"mean {number(mean, 2)}", size=MIN_TEXT, fill=ACCENT, weight="600")
+    d.text(px(mean + sd) + 8, 60, f"± 1 SD = {number(sd, 2)}", size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.rect(x0, axis_y, x1 - x0, 1.5, fill=GRID, stroke="none", radius=0)
+    for k, (s, v) in enumerate(zip(seeds, values)):
+        d.dot(px(v), axis_y - 14, 10, INK)
+        d.text(px(v), axis_y + 28 + (k % 2) * 26, f"seed {s}: {number(v, 2)}", size=MIN_TEXT, fill=INK)
+    d.text(x0, axis_y + 28, number(lo, 2), size=MIN_TEXT, fill=MUTED, anchor="end")
+    d.text(x1, axis_y + 28, number(hi, 2), size=MIN_TEXT, fill=MUTED, anchor="start")
+    d.text(x0 - 4, axis_y + 54, "(not 0)", size=MIN_TEXT, fill=MUTED, anchor="end")
+    return d.render()
+
+
+def final_query(mod: dict) -> str:
+    """A schematic of one head's weights: every query row (what forward_details
+    computes, causal) beside the final query's row alone (what forward uses)."""
+    n, c = 8, 30  # cells drawn per side, and their size: a picture of the pattern, not of the values
+    full, fast = shape_text(mod["shapes"]["weights"]), shape_text(mod["fast_weights_shape"])
+    d = Drawing(
+        1000,
+        n * c + 120,
+        "fig-p3-final-query",
+        "Every query row beside the final query's row",
+        f"Left: forward_details computes every query row of each head's causal weight grid, weights {full}. "
+        f"Right: forward computes only the final query's row, weights {fast}; it equals the last row on the left.",
+    )
+    x0, y0 = 150, 60
+    d.text(x0 + n * c / 2, 26, "forward_details: every query row", size=MIN_TEXT, weight="600")
+    for i in range(n):
+        for j in range(n):
+            fill = BLOCKED if j > i else (ROLES["query"] if i == n - 1 else FILLS["data"])
+            d.rect(x0 + j * c, y0 + i * c, c, c, fill=fill, stroke=GRID, width=1, radius=0)
+    d.text(x0 + n * c / 2, y0 + n * c + 34, f"weights {full}", size=MIN_TEXT, fill=MUTED)
+    x1 = 640
+    d.text(x1 + n * c / 2, 26, "forward: the final query only", size=MIN_TEXT, weight="600")
+    for j in range(n):
+        d.rect(x1 + j * c, y0 + (n - 1) * c, c, c, fill=ROLES["query"], stroke=GRID, width=1, radius=0)
+    d.text(x1 + n * c / 2, y0 + n * c + 34, f"weights {fast}", size=MIN_TEXT, fill=MUTED)
+    d.arrow((x0 + n * c + 20, y0 + (n - 0.5) * c), (x1 - 20, y0 + (n - 0.5) * c), label="same row", label_size=18)
+    d.rect(x1, y0, n * c, (n - 1) * c, fill="none", stroke=GRID, width=1.5, radius=0, dash="6 5")
+    d.text(x1 + n * c / 2, y0 + 3.6 * c, "rows not computed", size=MIN_TEXT, fill=MUTED)
+    return d.render()
+
+
+def batch_bars(batch: dict) -> dict:
+    """The two targets' probabilities before the loss, and the batch's loss
+    before and after one optimizer step."""
+    mod = batch["model"]
+    targets = [row[2] for row in batch["rows"]]
+    probs = mod["target_probabilities"]
+    return {
+        "final_query": final_query(mod),
+        "targets": bar_panels(
+            "fig-p3-targets",
+            "The probability the model gives each true next token",
+            "Probabilities of the targets: " + ", ".join(f"{t} {p:.4f}" for t, p in zip(targets, probs)) + ".",
+            [f"p({t})" for t in targets],
+            [("", probs)],
+            digits=4,
+            vmax=1.0,
+            width=900,
+            bar_h=44,
+        ),
+        "loss_step": bar_panels(
+            "fig-p3-loss-step",
+            "The batch's loss before and after one optimizer step",
+            f"Mean cross-entropy of the batch: {mod['loss']:.4f} nats before the step, "
+            f"{mod['loss_after_step']:.4f} after it.",
+            ["before the step", "after one step"],
+            [("", [mod["loss"], mod["loss_after_step"]])],
+            fmt=lambda v: f"{v:.4f} nats",
+            colours=[scale_colour(0.75, SURPRISAL_SCALE), scale_colour(0.45, SURPRISAL_SCALE)],  # loss = surprise
+            width=900,
+            bar_h=44,
+        ),
+    }
+
+
+def distribution(ident: str, heading: str, tbl: dict, what: str) -> str:
+    """A probability table (token rows, one column per setting) as one bar
+    panel per setting, the last row (every other token) included."""
+    labels = [row[0] for row in tbl["rows"]]
+    panels = [(name, [row[c + 1] for row in tbl["rows"]]) for c, name in enumerate(tbl["header"][1:])]
+    desc = f"{what} " + "; ".join(
+        f"{name}: " + ", ".join(f"{lab} {v:.3f}" for lab, v in zip(labels, vals)) for name, vals in panels
+    )
+    return bar_panels(ident, heading, desc + ".", labels, panels, digits=3, vmax=1.0, width=1100, bar_h=33)
+
+
+@table(
+    "part3_pictures",
+    needs=[
+        "part3_fisherman",
+        "part3_two_source",
+        "part3_decoding",
+        "part3_generation",
+        "results_worked",
+        "part3_batch",
+        "part3_corpus",
+        "part3_comparison",
+    ],
+)
+def pictures(
+    part3_fisherman,
+    part3_two_source,
+    part3_decoding,
+    part3_generation,
+    results_worked,
+    part3_batch,
+    part3_corpus,
+    part3_comparison,
+) -> dict:
+    """The deck's cell figures and bar figures, each from its own table."""
+    f, two = part3_fisherman, part3_two_source
+    heads = f["heads"]
+    out = {
+        "E": heatmaps(
+            "fig-p3-E",
+            "The worksheet's input rows E",
+            "One row per token, one column per hand-set feature: "
+            + "; ".join(f"{t}: {row}" for t, row in zip(f["token_labels"], f["E"])),
+            [("", f["E"])],
+            f["token_labels"],
+            f["features"],
+            meaning="signed",
+            digits=1,
+            cell_h=28,
+        ),
+        "W_QK": heatmaps(
+            "fig-p3-wqk",
+            "W_Q and W_K, the first two columns for head 1, the last two for head 2",
+            f"W_Q rows (by feature): {f['W_Q']}; W_K rows: {f['W_K']}.",
+            [("W_Q", f["W_Q"]), ("W_K", f["W_K"])],
+            f["features"],
+            HEAD_COLS,
+            meaning="signed",
+            digits=1,
+            cell_h=40,
+        ),
+        "messages": messages(f),
+        "weights_all": heatmaps(
+            "fig-p3-weights-all",
+            "Every query token's weights in both heads",
+            "Row = query token, column = source slot; cells above the diagonal are blocked by the causal mask. "
+            + " ".join(
+                f"Head {h['head']}: "
+                + "; ".join(f"{t}: {[round(v, 2) for v in r]}" for t, r in zip(f["token_labels"], h["weights_all"]))
+                for h in heads
+            ),
+            [(f"head {h['head']}", masked(h["weights_all"])) for h in heads],
+            f["token_labels"],
+            [str(s) for s in f["slots"]],
+            meaning="weight",
+            digits=2,
+            cell_h=28,
+            cell_w=47,
+            gap=30,
+            legend_digits=0,
+        ),
+        "two_source": heatmaps(
+            "fig-p3-two-source",
+            "Two value rows, and the messages one head and two heads can make of them",
+            f"Value rows: river {two['values'][0]}, fisherman {two['values'][1]}. One head with weights "
+            f"{two['one_head_weights']} returns {[round(v, 1) for v in two['one_head_message']]}; two heads, each "
+            f"with its own weights, return {[round(v, 1) for v in two['two_head_message']]}.",
+            [("", [two["values"][0], two["values"][1], two["one_head_message"], two["two_head_message"]])],
+            [f"value row of {two['sources'][0]}", f"value row of {two['sources'][1]}", "one head's message"]
+            + ["two heads' messages"],
+            ["coordinate 1", "coordinate 2"],
+            meaning="signed",
+            digits=1,
+            cell_h=40,
+        ),
+    }
+    dec, gen = part3_decoding, part3_generation
+    if dec.get("available"):
+        out["temperature"] = distribution(
+            "fig-p3-temperature",
+            f"Next-token probabilities after “{dec['prompt']}” at three temperatures",
+            dec["temperature_table"],
+            "Probabilities of the most likely tokens and of all other tokens together.",
+        )
+        out["filters"] = distribution(
+            "fig-p3-filters",
+            f"Next-token probabilities after “{dec['prompt']}”, then with top-k and with top-p",
+            dec["filter_table"],
+            "Probabilities before filtering and renormalised after top-k and after top-p.",
+        )
+    if gen.get("available"):
+        labels, values = gen["top"]["labels"], gen["top"]["values"]
+        out["generation"] = bar_panels(
+            "fig-p3-generation",
+            "The four-head model's five most likely next tokens (specials excluded)",
+            "Next-token probabilities after excluding the special tokens: "
+            + ", ".join(f"{t} {v:.3f}" for t, v in zip(labels, values))
+            + ".",
+            labels,
+            [("", values)],
+            digits=3,
+            vmax=1.0,
+            bold=0,
+            width=900,
+        )
+    if results_worked.get("available"):
+        out["seeds"] = seed_dots(results_worked)
+    if part3_batch.get("available") and part3_batch["model"].get("available"):
+        out.update(batch_bars(part3_batch))
+    cmp = part3_comparison
+    if cmp.get("available"):
+        kinds = [k for k in KINDS if k in cmp["parameters"]]
+        out["parameters"] = bar_panels(
+            "fig-p3-parameters",
+            "Parameters per model",
+            "Parameters: " + "; ".join(f"{cmp['labels'][k]} {cmp['parameters'][k]:,}" for k in kinds) + ".",
+            [cmp["labels"][k] for k in kinds],
+            [("", [cmp["parameters"][k] for k in kinds])],
+            fmt=lambda v: f"{v:,}",
+            colours=[MODELS[k] for k in kinds],
+            width=1000,
+            bar_h=40,
+        )
+    audit = part3_corpus.get("audit", {})
+    if audit.get("available"):
+        splits = [row[0] for row in audit["rows"]]
+        windows = [row[3] for row in audit["rows"]]
+        out["windows"] = bar_panels(
+            "fig-p3-windows",
+            "Windows (next-token targets) per split",
+            "Windows per split: " + ", ".join(f"{s} {w:,}" for s, w in zip(splits, windows)) + ".",
+            splits,
+            [("", windows)],
+            fmt=lambda v: f"{v:,}",
+            colours=[shade(0.75), shade(0.5), shade(0.35)],
+            width=900,
+            bar_h=44,
+        )
+    return dict(out, available=True)
