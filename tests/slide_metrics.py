@@ -51,8 +51,11 @@ SLIDE = (
     + """
   const over = [];
   let minFont = 99, minText = '', minDrawn = 99, minDrawnText = '', minOwn = 99, minOwnText = '';
+  // a closed <details> (an exercise box) shows only its summary: what it
+  // hides is neither on the slide nor sticking out of it
+  const hidden = (e) => { const d = e.closest('details:not([open])'); return d && !e.closest('summary'); };
   for (const e of s.querySelectorAll('*')) {
-    if (e.closest('aside.notes, .katex-mathml')) continue;
+    if (e.closest('aside.notes, .katex-mathml') || hidden(e)) continue;
     const b = e.getBoundingClientRect();
     if (!b.width || !b.height) continue;
     if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2)) {
@@ -73,7 +76,8 @@ SLIDE = (
     }
   }
   const c = s.cloneNode(true);
-  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header').forEach(n => n.remove());
+  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header, '
+    + 'details:not([open]) > :not(summary)').forEach(n => n.remove());
   const prose = (c.textContent || '').split(/\\s+/).filter(w => /[A-Za-z]/.test(w)).length;
   const h = s.querySelector('h1,h2,h3');
   const round = (x) => Math.round(x * 10) / 10;
