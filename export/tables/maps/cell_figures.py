@@ -4,14 +4,20 @@ batch's embeddings, the flattened rows, the hidden layer before and after
 ReLU, the logits of both models, token plus position rows, q, K and V, the
 scores (raw and masked), the attention weights as a heatmap, the message,
 the update; and the two probability distributions as bars (kit/bar_rows.py).
+and the loss −ln p as a curve with the batch's examples on it.
 One colour scale per meaning (kit/cells.py): coordinates, scores and logits
 on the signed scale, weights on the weight scale. Table: ``maps_cell_figures``."""
 
 from __future__ import annotations
 
+import math
+
+from common.palette import ACCENT, GRID, LINE, MUTED
+
 from ..kit.bar_rows import bar_rows
 from ..kit.cells import number
-from ..kit.draw import COLUMN
+from ..kit.charts import nice_ticks, tick_text
+from ..kit.draw import COLUMN, MIN_TEXT, Drawing
 from ..kit.panels import Panel, panels
 from ..kit.registry import table
 
@@ -89,7 +95,6 @@ def logits(ident: str, title: str, model: dict, itos: list) -> str:
         + " ".join(f"Example {b + 1}: {_v(r, 2)}." for b, r in enumerate(z))
         + f" Largest: {', '.join(model['predicted_tokens'])}."
     )
-    best = [[row.index(max(row))] for row in z]
     return panels(
         ident,
         title,
@@ -97,7 +102,6 @@ def logits(ident: str, title: str, model: dict, itos: list) -> str:
         [Panel("logits z", z, [f"example {b + 1}" for b in range(len(z))], itos)],
         digits=2,
         name="logit",
-        note="largest of each row: " + ", ".join(itos[b[0]] for b in best),
     )
 
 
@@ -221,6 +225,40 @@ def probability_bars(mlp: dict, gen: dict, itos: list) -> dict:
     }
 
 
+def loss_curve(mlp: dict) -> str:
+    """−log p against p, with each example of the batch marked at its p(target)."""
+    rows = mlp["loss_table"]["rows"]  # [example, target, p(target), −log p(target)]
+    desc = (
+        "The curve −ln p for p from near 0 to 1: the loss is 0 at p = 1 and grows without bound as p falls to 0. "
+        + " ".join(f"Example {r[0]} (target {r[1]}): p = {number(r[2], 4)}, loss {number(r[3], 4)}." for r in rows)
+    )
+    width, height, left, right, top_, bottom = COLUMN, 380, 70, 24, 40, 76
+    p_min = min(0.03, min(r[2] for r in rows) / 2)
+    yticks = nice_ticks(0, -math.log(p_min), 4)
+
+    def x(p: float) -> float:
+        return left + p * (width - left - right)
+
+    def y(v: float) -> float:
+        return height - bottom - v / yticks[-1] * (height - top_ - bottom)
+
+    d = Drawing(width, height, "maps-loss-curve", "The loss −ln p(target): small when p is large", desc)
+    for t in yticks:
+        d.rect(left, y(t), width - left - right, 0.5, fill=GRID, stroke=GRID, width=0.5, radius=0)
+        d.text(left - 10, y(t) + 6, tick_text(t), size=MIN_TEXT, anchor="end", fill=MUTED)
+    for p in (0, 0.5, 1):
+        d.text(x(p), height - bottom + 26, tick_text(p), size=MIN_TEXT, fill=MUTED)
+    d.text((left + width - right) / 2, height - 18, "p(target)", size=MIN_TEXT, fill=MUTED)
+    d.text(left - 10, 18, "loss (nats)", size=MIN_TEXT, anchor="start", fill=MUTED)
+    n = 80
+    ps = [p_min * (1 / p_min) ** (k / n) for k in range(n + 1)]  # denser where the curve is steep
+    d.polyline([(x(p), y(-math.log(p))) for p in ps], colour=LINE, width=3, arrow=False)
+    for ex, target, p, loss in rows:
+        d.dot(x(p), y(loss), 8, ACCENT)
+        d.text(x(p) + 14, y(loss) + 6, f"ex. {ex}: {target}", size=MIN_TEXT, anchor="start", fill=ACCENT)
+    return d.render()
+
+
 @table("maps_cell_figures", needs=["maps_vocab", "maps_mlp", "maps_attention", "maps_generation"])
 def cell_figures(maps_vocab, maps_mlp, maps_attention, maps_generation) -> dict:
     itos = maps_vocab["itos"]
@@ -232,4 +270,5 @@ def cell_figures(maps_vocab, maps_mlp, maps_attention, maps_generation) -> dict:
             "maps-attention-logits", "The attention model's logits: one score per vocabulary item", maps_attention, itos
         ),
         **probability_bars(maps_mlp, maps_generation, itos),
+        "loss_curve": loss_curve(maps_mlp),
     }

@@ -50,8 +50,8 @@ def story_ids(story: dict) -> str:
     for k, c in enumerate(cards):
         d.text(c.x + cw / 2, 18, f"{k + 1}", size=MIN_TEXT, fill=MUTED)
     d.text(x0 - 14, 18, "position", size=MIN_TEXT, anchor="end", fill=MUTED)
-    d.text(x0 - 14, 68, "token", size=MIN_TEXT, anchor="end", fill=MUTED)
-    d.text(x0 - 14, 98, "ID", size=MIN_TEXT, anchor="end", fill=MUTED)
+    d.text(x0 - 14, cards[0].y + cards[0].h / 2 - 4, "token", size=MIN_TEXT, anchor="end", fill=MUTED)
+    d.text(x0 - 14, cards[0].y + cards[0].h - 9, "ID", size=MIN_TEXT, anchor="end", fill=MUTED)
     bracket(d, cards[1].x, cards[-2].x + cw, 104, f"{len(ids) - 2} ordinary tokens")
     return d.render()
 
@@ -202,6 +202,26 @@ def batches(windows: dict, batch_t: dict) -> str:
     return d.render()
 
 
+def trace(gen: dict, vocab: dict) -> str:
+    """The greedy generation trace: each step's window and the token chosen."""
+    itos, rows = vocab["itos"], gen["trace"]["rows"]  # [step, window IDs, window tokens, chosen ID, chosen]
+    desc = (
+        "Greedy generation from the prompt, one step a row: "
+        + "; ".join(f"step {r[0]}: {' '.join(r[2])} → {r[4]}" for r in rows)
+        + ". Each chosen token joins the history, so the next window shifts by one."
+    )
+    cw = card_width(itos, 78)
+    row_h = 62
+    d = Drawing(SLIDE, 40 + row_h * len(rows), "maps-trace", "Greedy generation, step by step", desc)
+    box_w = 90 + len(rows[0][1]) * (cw + GAP) + 56 + cw
+    x0 = (SLIDE - box_w) / 2
+    labels = [f"step {r[0]}" for r in rows]
+    box = pair_rows(d, x0, 36, labels, [r[1] for r in rows], [r[3] for r in rows], itos, row_h=row_h, card_w=cw)
+    d.text(box.x + 90 + (len(rows[0][1]) * (cw + GAP)) / 2, 24, "window: the latest w IDs", size=MIN_TEXT)
+    d.text(box.x + box.w - cw / 2, 24, "chosen", size=MIN_TEXT, fill=ACCENT)
+    return d.render()
+
+
 @table("maps_token_figures", needs=["maps_vocab", "maps_story", "maps_windows", "maps_batch", "maps_generation"])
 def token_figures(maps_vocab, maps_story, maps_windows, maps_batch, maps_generation) -> dict:
     return {
@@ -214,4 +234,5 @@ def token_figures(maps_vocab, maps_story, maps_windows, maps_batch, maps_generat
         "widths": widths(maps_story),
         "batches": batches(maps_windows, maps_batch),
         "prompt_window": prompt_window(maps_generation),
+        "trace": trace(maps_generation, maps_vocab),
     }
