@@ -12,6 +12,7 @@ new line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from common.palette import ACCENT, INK_SOFT, MUTED
@@ -22,6 +23,14 @@ from .draw import MIN_TEXT, Drawing, text_width
 # a little narrower than the slide's content box (1176 px), so a full-width
 # figure is drawn at one px per unit and its text stays at 18 px
 WIDE = 1100
+
+
+def natural_size(svg: str) -> str:
+    """The figure never drawn larger than its own viewBox (one unit, one px):
+    a figure narrower than the slide stays at its size, centred, rather than
+    growing to the slide's width; on a phone it keeps its readable scale."""
+    width = re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1)
+    return svg.replace("<svg ", f'<svg style="max-width:{width}px" ', 1)
 
 
 @dataclass
@@ -73,6 +82,8 @@ def panels(
         line.append(k)
         used += need
     lines.append(line)
+    widest = max(sum(sizes[k][1] for k in ln) + gap * (len(ln) - 1) for ln in lines)
+    width = min(width, max(widest + 40, 420.0))  # as wide as the panels (and the legend) need
     heights = [max(sizes[k][2] for k in ln) for ln in lines]
     height = sum(heights) + 24 * (len(lines) - 1) + 84 + (34 if note else 0)
     d = Drawing(width, height, ident, title, desc)
@@ -110,4 +121,4 @@ def panels(
     legend(d, max(first_x, 20.0), y + 18, meaning, vmax, digits=digits, width=240, name=name)
     if note:
         d.text(width / 2, y + 92, note, size=MIN_TEXT, fill=MUTED)
-    return d.render()
+    return natural_size(d.render())

@@ -69,6 +69,12 @@ def bracket(d: Drawing, x1: float, x2: float, y: float, label: str, colour: str 
     d.text((x1 + x2) / 2, ty, label, size=MIN_TEXT, fill=colour)
 
 
+def pair_rows_width(labels, n: int, card_w: float) -> float:
+    """How wide ``pair_rows`` draws rows of ``n`` context cards."""
+    label_w = max(text_width(lab, MIN_TEXT) for lab in labels) + 16
+    return label_w + n * (card_w + 8) + 56 + card_w
+
+
 def pair_rows(
     d: Drawing,
     x: float,
@@ -89,7 +95,7 @@ def pair_rows(
     label_w = max(text_width(lab, MIN_TEXT) for lab in labels) + 16
     n = len(contexts[0])
     arrow_w = 56
-    width = label_w + n * (card_w + 8) + arrow_w + card_w
+    width = pair_rows_width(labels, n, card_w)
     for r, (lab, ctx, tgt) in enumerate(zip(labels, contexts, targets)):
         ry = y + r * row_h
         if r in highlight_rows:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from common.palette import ACCENT, ACCENT_SOFT, LINE, MUTED
 
 from ..kit.draw import MIN_TEXT, Drawing
-from ..kit.panels import WIDE as SLIDE
+from ..kit.panels import natural_size
 from ..kit.registry import table
-from ..kit.tokens import bracket, card_width, id_cards, pair_rows
+from ..kit.tokens import bracket, card_width, id_cards, pair_rows, pair_rows_width
 
 GAP = 8
+MARGIN = 20
 
 
 def _row_width(n: int, card_w: float) -> float:
@@ -28,12 +29,14 @@ def vocabulary(vocab: dict) -> str:
         f"tokens, then the words in alphabetical order."
     )
     cw = card_width(itos)
-    x0 = (SLIDE - _row_width(len(itos), cw)) / 2
-    d = Drawing(SLIDE, 150, "maps-vocabulary", f"The toy vocabulary: C = {len(itos)} IDs", desc)
+    x0 = MARGIN
+    d = Drawing(
+        _row_width(len(itos), cw) + 2 * MARGIN, 150, "maps-vocabulary", f"The toy vocabulary: C = {len(itos)} IDs", desc
+    )
     cards = id_cards(d, x0, 16, itos, range(len(itos)), card_w=cw, faded=range(n_sp))
     bracket(d, cards[0].x, cards[n_sp - 1].x + cw, 90, f"{n_sp} special tokens", colour=MUTED)
     bracket(d, cards[n_sp].x, cards[-1].x + cw, 90, f"{len(itos) - n_sp} words, A to Z", colour=ACCENT)
-    return d.render()
+    return natural_size(d.render())
 
 
 def story_ids(story: dict) -> str:
@@ -44,8 +47,10 @@ def story_ids(story: dict) -> str:
         + ". One BOS opens the story and one EOS closes it."
     )
     cw = card_width(toks, 80)
-    x0 = (SLIDE - _row_width(len(toks), cw)) / 2
-    d = Drawing(SLIDE, 150, "maps-story-ids", f"The toy story becomes {len(ids)} IDs", desc)
+    x0 = 100
+    d = Drawing(
+        x0 + _row_width(len(toks), cw) + MARGIN, 150, "maps-story-ids", f"The toy story becomes {len(ids)} IDs", desc
+    )
     cards = id_cards(d, x0, 30, toks, ids, card_w=cw, highlight=[0, len(ids) - 1])
     for k, c in enumerate(cards):
         d.text(c.x + cw / 2, 18, f"{k + 1}", size=MIN_TEXT, fill=MUTED)
@@ -53,7 +58,7 @@ def story_ids(story: dict) -> str:
     d.text(x0 - 14, cards[0].y + cards[0].h / 2 - 4, "token", size=MIN_TEXT, anchor="end", fill=MUTED)
     d.text(x0 - 14, cards[0].y + cards[0].h - 9, "ID", size=MIN_TEXT, anchor="end", fill=MUTED)
     bracket(d, cards[1].x, cards[-2].x + cw, 104, f"{len(ids) - 2} ordinary tokens")
-    return d.render()
+    return natural_size(d.render())
 
 
 def unknown_word(vocab: dict) -> str:
@@ -65,11 +70,13 @@ def unknown_word(vocab: dict) -> str:
         "the vocabulary, so its ID is UNK's."
     )
     cw = card_width(toks, 90)
-    x0 = (SLIDE - _row_width(len(ids), cw)) / 2 + 60
-    d = Drawing(SLIDE, 100, "maps-unknown-word", "The story “blue” becomes BOS, UNK, EOS", desc)
-    d.text(x0 - 150, 52, "“blue” →", size=24, anchor="middle", weight="600")
+    x0 = 170
+    d = Drawing(
+        x0 + _row_width(len(ids), cw) + MARGIN, 100, "maps-unknown-word", "The story “blue” becomes BOS, UNK, EOS", desc
+    )
+    d.text(x0 - 20, 52, "“blue” →", size=24, anchor="end", weight="600")
     id_cards(d, x0, 14, toks, ids, card_w=cw, highlight=[1])
-    return d.render()
+    return natural_size(d.render())
 
 
 def one_window(story: dict, w: int) -> str:
@@ -81,8 +88,10 @@ def one_window(story: dict, w: int) -> str:
         f"(ID {ids[t]}), is the target y. The positions after it play no part in this example."
     )
     cw = card_width(toks, 80)
-    x0 = (SLIDE - _row_width(len(toks), cw)) / 2
-    d = Drawing(SLIDE, 190, "maps-one-window", f"One window of width {w} and its target", desc)
+    x0 = MARGIN
+    d = Drawing(
+        _row_width(len(toks), cw) + 2 * MARGIN, 176, "maps-one-window", f"One window of width {w} and its target", desc
+    )
     later = list(range(t + 1, len(ids)))
     cards = id_cards(d, x0, 30, toks, ids, card_w=cw, highlight=[t], faded=later)
     for k, c in enumerate(cards):
@@ -90,7 +99,7 @@ def one_window(story: dict, w: int) -> str:
     bracket(d, cards[ctx[0]].x, cards[ctx[-1]].x + cw, 104, f"context x: the {w} IDs before")
     bracket(d, cards[t].x, cards[t].x + cw, 104, "target y", colour=ACCENT)
     d.text(cards[later[0]].x, 150, "not used", size=MIN_TEXT, anchor="start", fill=MUTED)
-    return d.render()
+    return natural_size(d.render())
 
 
 def all_pairs(windows: dict, vocab: dict) -> str:
@@ -104,14 +113,16 @@ def all_pairs(windows: dict, vocab: dict) -> str:
     )
     cw = card_width(itos, 78)
     row_h = 58
-    d = Drawing(SLIDE, 40 + row_h * len(ctxs), "maps-all-pairs", "A window sliding over the story", desc)
     labels = [f"pair {r + 1}" for r in range(len(ctxs))]
-    box_w = 90 + len(ctxs[0]) * (cw + GAP) + 56 + cw
-    x0 = (SLIDE - box_w) / 2
+    box_w = pair_rows_width(labels, len(ctxs[0]), cw)
+    x0 = MARGIN
+    d = Drawing(box_w + 2 * MARGIN, 40 + row_h * len(ctxs), "maps-all-pairs", "A window sliding over the story", desc)
     box = pair_rows(d, x0, 36, labels, ctxs, tg, itos, row_h=row_h, card_w=cw, highlight_rows=padded, card_h=50)
-    d.text(box.x + 90 + (len(ctxs[0]) * (cw + GAP)) / 2, 26, f"context x (w = {windows['w']})", size=MIN_TEXT)
+    d.text(
+        box.x + box.w - cw - 56 - (len(ctxs[0]) * (cw + GAP)) / 2, 26, f"context x (w = {windows['w']})", size=MIN_TEXT
+    )
     d.text(box.x + box.w - cw / 2, 26, "target y", size=MIN_TEXT, fill=ACCENT)
-    return d.render()
+    return natural_size(d.render())
 
 
 def batch(batch_t: dict, vocab: dict) -> str:
@@ -125,19 +136,20 @@ def batch(batch_t: dict, vocab: dict) -> str:
     )
     cw = card_width(itos, 78)
     row_h = 70
+    labels = [f"example {b + 1}" for b in range(len(X))]
+    box_w = pair_rows_width(labels, len(X[0]), cw)
+    x0 = MARGIN
     d = Drawing(
-        SLIDE,
+        box_w + 2 * MARGIN,
         56 + row_h * len(X),
         "maps-batch",
         f"A batch: X of shape [{len(X)}, {len(X[0])}], y of shape [{len(y)}]",
         desc,
     )
-    box_w = 120 + len(X[0]) * (cw + GAP) + 56 + cw
-    x0 = (SLIDE - box_w) / 2
     box = pair_rows(d, x0, 44, [f"example {b + 1}" for b in range(len(X))], X, y, itos, row_h=row_h, card_w=cw)
     d.text(box.x + box.w - cw - 56 - (len(X[0]) * (cw + GAP)) / 2, 28, f"X: [{len(X)}, {len(X[0])}] IDs", size=MIN_TEXT)
     d.text(box.x + box.w - cw / 2, 28, f"y: [{len(y)}]", size=MIN_TEXT, fill=ACCENT)
-    return d.render()
+    return natural_size(d.render())
 
 
 def widths(story: dict) -> str:
@@ -149,8 +161,14 @@ def widths(story: dict) -> str:
         + ". A wider window reaches further back."
     )
     cw = card_width(toks, 80)
-    x0 = (SLIDE - _row_width(len(toks), cw)) / 2
-    d = Drawing(SLIDE, 120 + 44 * len(rows), "maps-widths", "The window decides how much history the model sees", desc)
+    x0 = 90
+    d = Drawing(
+        x0 + _row_width(len(toks), cw) + MARGIN,
+        92 + 44 * len(rows),
+        "maps-widths",
+        "The window decides how much history the model sees",
+        desc,
+    )
     cards = id_cards(d, x0, 10, toks, ids, card_w=cw)
     right = cards[-1].x + cw
     for k, r in enumerate(rows):
@@ -159,7 +177,7 @@ def widths(story: dict) -> str:
         left = cards[len(toks) - wd].x
         d.rect(left, y, right - left, 26, fill=ACCENT_SOFT, stroke=ACCENT, width=1.5, radius=4)
         d.text(left - 12, y + 20, f"w = {wd}", size=MIN_TEXT, anchor="end", fill=LINE)
-    return d.render()
+    return natural_size(d.render())
 
 
 def prompt_window(gen: dict) -> str:
@@ -171,13 +189,19 @@ def prompt_window(gen: dict) -> str:
         + f". BOS and the prompt's IDs are the history; {n_pad} PAD fills the left of the window."
     )
     cw = card_width(toks, 90)
-    x0 = (SLIDE - _row_width(len(ids), cw)) / 2
-    d = Drawing(SLIDE, 130, "maps-prompt-window", "The prompt's window, ready for the model", desc)
+    x0 = MARGIN
+    d = Drawing(
+        _row_width(len(ids), cw) + 2 * MARGIN,
+        124,
+        "maps-prompt-window",
+        "The prompt's window, ready for the model",
+        desc,
+    )
     cards = id_cards(d, x0, 10, toks, ids, card_w=cw)
     if n_pad:
         bracket(d, cards[0].x, cards[n_pad - 1].x + cw, 82, "left padding", colour=MUTED)
     bracket(d, cards[n_pad].x, cards[-1].x + cw, 82, "history: BOS + prompt", colour=ACCENT)
-    return d.render()
+    return natural_size(d.render())
 
 
 def batches(windows: dict, batch_t: dict) -> str:
@@ -188,8 +212,8 @@ def batches(windows: dict, batch_t: dict) -> str:
     )
     cw, gap, group_gap = 104, 8, 40
     total = n * cw + (n - len(sizes)) * gap + (len(sizes) - 1) * group_gap
-    x = (SLIDE - total) / 2
-    d = Drawing(SLIDE, 130, "maps-batches", f"{n} pairs, {len(sizes)} batches of at most {B}", desc)
+    x = MARGIN
+    d = Drawing(total + 2 * MARGIN, 124, "maps-batches", f"{n} pairs, {len(sizes)} batches of at most {B}", desc)
     k = 0
     for b, size in enumerate(sizes):
         left = x
@@ -199,7 +223,7 @@ def batches(windows: dict, batch_t: dict) -> str:
             k += 1
         x += group_gap - gap
         bracket(d, left, x - group_gap, 76, f"batch {b + 1}: step {b + 1}", colour=ACCENT)
-    return d.render()
+    return natural_size(d.render())
 
 
 def trace(gen: dict, vocab: dict) -> str:
@@ -212,14 +236,14 @@ def trace(gen: dict, vocab: dict) -> str:
     )
     cw = card_width(itos, 78)
     row_h = 62
-    d = Drawing(SLIDE, 40 + row_h * len(rows), "maps-trace", "Greedy generation, step by step", desc)
-    box_w = 90 + len(rows[0][1]) * (cw + GAP) + 56 + cw
-    x0 = (SLIDE - box_w) / 2
     labels = [f"step {r[0]}" for r in rows]
+    box_w = pair_rows_width(labels, len(rows[0][1]), cw)
+    x0 = MARGIN
+    d = Drawing(box_w + 2 * MARGIN, 40 + row_h * len(rows), "maps-trace", "Greedy generation, step by step", desc)
     box = pair_rows(d, x0, 36, labels, [r[1] for r in rows], [r[3] for r in rows], itos, row_h=row_h, card_w=cw)
-    d.text(box.x + 90 + (len(rows[0][1]) * (cw + GAP)) / 2, 24, "window: the latest w IDs", size=MIN_TEXT)
+    d.text(box.x + box.w - cw - 56 - (len(rows[0][1]) * (cw + GAP)) / 2, 24, "window: the latest w IDs", size=MIN_TEXT)
     d.text(box.x + box.w - cw / 2, 24, "chosen", size=MIN_TEXT, fill=ACCENT)
-    return d.render()
+    return natural_size(d.render())
 
 
 @table("maps_token_figures", needs=["maps_vocab", "maps_story", "maps_windows", "maps_batch", "maps_generation"])
