@@ -22,7 +22,18 @@ CONTENT_PX = 1176  # the slide's content box at 1280x720: a figure no wider is d
 
 @pytest.fixture(scope="module")
 def t():
-    names = ["vocab", "story", "windows", "batch", "mlp", "attention", "generation", "token_figures", "cell_figures"]
+    names = [
+        "tokenize",
+        "vocab",
+        "story",
+        "windows",
+        "batch",
+        "mlp",
+        "attention",
+        "generation",
+        "token_figures",
+        "cell_figures",
+    ]
     return compute([f"maps_{name}" for name in names])
 
 
@@ -141,3 +152,20 @@ def test_token_figures_follow_the_batch(t):
     svg = token_figures.batch(b, t["maps_vocab"])
     numbers = [s for s in texts(svg) if s.isdigit()]
     assert numbers == [str(i) for x, y in zip(b["X"], b["y"]) for i in [*x, y]]
+
+
+def test_cuts_figure_lines_up_the_pieces_of_one_text(t):
+    svg = t["maps_token_figures"]["cuts"]
+    rows = t["maps_tokenize"]["choices"]["rows"]
+    shown = texts(svg)
+    for choice, pieces, count in rows:
+        k = shown.index(choice)
+        assert shown[k + 1 : k + 1 + len(pieces)] == pieces and shown[k + 1 + len(pieces)] == f"{count} tokens"
+    # every row spans the same width: the pieces cut one text
+    root = ET.fromstring(svg)
+    boxes = [r for r in root.iter(SVG + "rect")]
+    ends = {}
+    for r in boxes:
+        y = r.get("y")
+        ends[y] = max(ends.get(y, 0.0), float(r.get("x")) + float(r.get("width")))
+    assert len(ends) == len(rows) and len(set(ends.values())) == 1

@@ -12,25 +12,26 @@ new line.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from common.palette import ACCENT, INK_SOFT, MUTED
 
 from .cells import cells, legend, number, top
-from .draw import MIN_TEXT, Drawing, text_width
+from .draw import MIN_TEXT, Drawing, document, text_width
 
 # a little narrower than the slide's content box (1176 px), so a full-width
 # figure is drawn at one px per unit and its text stays at 18 px
 WIDE = 1100
 
 
-def natural_size(svg: str) -> str:
-    """The figure never drawn larger than its own viewBox (one unit, one px):
-    a figure narrower than the slide stays at its size, centred, rather than
-    growing to the slide's width; on a phone it keeps its readable scale."""
-    width = re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1)
-    return svg.replace("<svg ", f'<svg style="max-width:{width}px" ', 1)
+def natural_size(d: Drawing) -> str:
+    """The drawing's SVG, never shown larger than its viewBox (one unit, one
+    px): a figure narrower than the slide stays at its size, centred, rather
+    than growing to the slide's width; on a phone it keeps its readable scale."""
+    width = f"{d.width:.1f}".rstrip("0").rstrip(".")
+    height = f"{d.height:.1f}".rstrip("0").rstrip(".")
+    body = "".join(d.parts)
+    return document(d.ident, width, height, d.title, d.desc, body, style=f"max-width:{width}px")
 
 
 @dataclass
@@ -121,4 +122,4 @@ def panels(
     legend(d, max(first_x, 20.0), y + 18, meaning, vmax, digits=digits, width=240, name=name)
     if note:
         d.text(width / 2, y + 92, note, size=MIN_TEXT, fill=MUTED)
-    return natural_size(d.render())
+    return natural_size(d)

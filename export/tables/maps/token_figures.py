@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from common.palette import ACCENT, ACCENT_SOFT, LINE, MUTED
 
-from ..kit.draw import MIN_TEXT, Drawing
+from ..kit.draw import MIN_TEXT, Drawing, text_width
 from ..kit.panels import natural_size
 from ..kit.registry import table
 from ..kit.tokens import bracket, card_width, id_cards, pair_rows, pair_rows_width
@@ -19,6 +19,30 @@ MARGIN = 20
 
 def _row_width(n: int, card_w: float) -> float:
     return n * card_w + (n - 1) * GAP
+
+
+def cuts(tokenize: dict) -> str:
+    """The same text cut three ways: each piece a box as wide as its characters,
+    so the rows line up under each other and differ only in where they cut."""
+    rows = tokenize["choices"]["rows"]  # [choice, pieces, count]
+    desc = f"Three ways to cut “{tokenize['text']}”: " + "; ".join(
+        f"{r[0]}: {' | '.join(r[1])} ({r[2]} tokens)" for r in rows
+    )
+    per_char, row_h, gap = 54, 62, 6
+    label_w = max(text_width(r[0], MIN_TEXT) for r in rows) + 40
+    longest = max(sum(len(p) for p in r[1]) for r in rows) * (per_char + gap) - gap
+    d = Drawing(
+        label_w + longest + 140, 12 + row_h * len(rows), "maps-cuts", "One text, three ways to cut it", desc + "."
+    )
+    for k, (choice, pieces, count) in enumerate(rows):
+        y, x = 8 + k * row_h, label_w
+        d.text(label_w - 16, y + 33, choice, size=MIN_TEXT, anchor="end", fill=MUTED)
+        for piece in pieces:
+            w = len(piece) * (per_char + gap) - gap  # a piece spans its characters' cells
+            d.box(x, y, w, 48, piece, kind="data")
+            x += w + gap
+        d.text(label_w + longest + 24, y + 33, f"{count} tokens", size=MIN_TEXT, anchor="start", weight="600")
+    return natural_size(d)
 
 
 def vocabulary(vocab: dict) -> str:
@@ -36,7 +60,7 @@ def vocabulary(vocab: dict) -> str:
     cards = id_cards(d, x0, 16, itos, range(len(itos)), card_w=cw, faded=range(n_sp))
     bracket(d, cards[0].x, cards[n_sp - 1].x + cw, 90, f"{n_sp} special tokens", colour=MUTED)
     bracket(d, cards[n_sp].x, cards[-1].x + cw, 90, f"{len(itos) - n_sp} words, A to Z", colour=ACCENT)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def story_ids(story: dict) -> str:
@@ -58,7 +82,7 @@ def story_ids(story: dict) -> str:
     d.text(x0 - 14, cards[0].y + cards[0].h / 2 - 4, "token", size=MIN_TEXT, anchor="end", fill=MUTED)
     d.text(x0 - 14, cards[0].y + cards[0].h - 9, "ID", size=MIN_TEXT, anchor="end", fill=MUTED)
     bracket(d, cards[1].x, cards[-2].x + cw, 104, f"{len(ids) - 2} ordinary tokens")
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def unknown_word(vocab: dict) -> str:
@@ -76,7 +100,7 @@ def unknown_word(vocab: dict) -> str:
     )
     d.text(x0 - 20, 52, "“blue” →", size=24, anchor="end", weight="600")
     id_cards(d, x0, 14, toks, ids, card_w=cw, highlight=[1])
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def one_window(story: dict, w: int) -> str:
@@ -99,7 +123,7 @@ def one_window(story: dict, w: int) -> str:
     bracket(d, cards[ctx[0]].x, cards[ctx[-1]].x + cw, 104, f"context x: the {w} IDs before")
     bracket(d, cards[t].x, cards[t].x + cw, 104, "target y", colour=ACCENT)
     d.text(cards[later[0]].x, 150, "not used", size=MIN_TEXT, anchor="start", fill=MUTED)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def all_pairs(windows: dict, vocab: dict) -> str:
@@ -122,7 +146,7 @@ def all_pairs(windows: dict, vocab: dict) -> str:
         box.x + box.w - cw - 56 - (len(ctxs[0]) * (cw + GAP)) / 2, 26, f"context x (w = {windows['w']})", size=MIN_TEXT
     )
     d.text(box.x + box.w - cw / 2, 26, "target y", size=MIN_TEXT, fill=ACCENT)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def batch(batch_t: dict, vocab: dict) -> str:
@@ -149,7 +173,7 @@ def batch(batch_t: dict, vocab: dict) -> str:
     box = pair_rows(d, x0, 44, [f"example {b + 1}" for b in range(len(X))], X, y, itos, row_h=row_h, card_w=cw)
     d.text(box.x + box.w - cw - 56 - (len(X[0]) * (cw + GAP)) / 2, 28, f"X: [{len(X)}, {len(X[0])}] IDs", size=MIN_TEXT)
     d.text(box.x + box.w - cw / 2, 28, f"y: [{len(y)}]", size=MIN_TEXT, fill=ACCENT)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def widths(story: dict) -> str:
@@ -177,7 +201,7 @@ def widths(story: dict) -> str:
         left = cards[len(toks) - wd].x
         d.rect(left, y, right - left, 26, fill=ACCENT_SOFT, stroke=ACCENT, width=1.5, radius=4)
         d.text(left - 12, y + 20, f"w = {wd}", size=MIN_TEXT, anchor="end", fill=LINE)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def prompt_window(gen: dict) -> str:
@@ -201,7 +225,7 @@ def prompt_window(gen: dict) -> str:
     if n_pad:
         bracket(d, cards[0].x, cards[n_pad - 1].x + cw, 82, "left padding", colour=MUTED)
     bracket(d, cards[n_pad].x, cards[-1].x + cw, 82, "history: BOS + prompt", colour=ACCENT)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def batches(windows: dict, batch_t: dict) -> str:
@@ -223,7 +247,7 @@ def batches(windows: dict, batch_t: dict) -> str:
             k += 1
         x += group_gap - gap
         bracket(d, left, x - group_gap, 76, f"batch {b + 1}: step {b + 1}", colour=ACCENT)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
 def trace(gen: dict, vocab: dict) -> str:
@@ -243,12 +267,16 @@ def trace(gen: dict, vocab: dict) -> str:
     box = pair_rows(d, x0, 36, labels, [r[1] for r in rows], [r[3] for r in rows], itos, row_h=row_h, card_w=cw)
     d.text(box.x + box.w - cw - 56 - (len(rows[0][1]) * (cw + GAP)) / 2, 24, "window: the latest w IDs", size=MIN_TEXT)
     d.text(box.x + box.w - cw / 2, 24, "chosen", size=MIN_TEXT, fill=ACCENT)
-    return natural_size(d.render())
+    return natural_size(d)
 
 
-@table("maps_token_figures", needs=["maps_vocab", "maps_story", "maps_windows", "maps_batch", "maps_generation"])
-def token_figures(maps_vocab, maps_story, maps_windows, maps_batch, maps_generation) -> dict:
+@table(
+    "maps_token_figures",
+    needs=["maps_tokenize", "maps_vocab", "maps_story", "maps_windows", "maps_batch", "maps_generation"],
+)
+def token_figures(maps_tokenize, maps_vocab, maps_story, maps_windows, maps_batch, maps_generation) -> dict:
     return {
+        "cuts": cuts(maps_tokenize),
         "vocabulary": vocabulary(maps_vocab),
         "unknown_word": unknown_word(maps_vocab),
         "story_ids": story_ids(maps_story),
