@@ -5,7 +5,8 @@ for tests/test_slide_layout.py and for a report by hand:
 
 prints, per deck, how many slides meet each goal: smallest text >= 18 px,
 at most 90 prose words (outside tables, code, figures and math), a figure or
-a widget.
+a widget. What a closed ``<details>`` (an exercise box, which opens over the
+whole slide) hides is not on the slide: neither its words nor its size count.
 
 ``SLIDE`` is look.py's METRICS function, unchanged in what it reports
 (``min_font_px`` is a font's computed size times reveal.js's scale, so an SVG

@@ -9,5 +9,9 @@
   ``flow``, ``chart``); colours from common/palette.py;
 - ``charts``: ticks, frames, axes and legends of the charts;
 - ``heads``: the head figures Part III and the results deck share;
-- ``numbers``: how small numbers are written on slides.
+- ``numbers``: how small numbers are written on slides;
+- ``panels``: several small matrices of cells side by side, one scale and
+  one legend (``natural_size``: a figure never shown above its own size);
+- ``tokens``: token IDs as cards, brackets under them, (window, target) rows;
+- ``bar_rows``: a distribution as horizontal bars, one row per label.
 """
