@@ -5,7 +5,8 @@ for tests/test_slide_layout.py and for a report by hand:
 
 prints, per deck, how many slides meet each goal: smallest text >= 18 px,
 at most 90 prose words (outside tables, code, figures and math), a figure or
-a widget.
+a widget. What a closed ``<details>`` (an exercise box, which opens over the
+whole slide) hides is not on the slide: neither its words nor its size count.
 
 ``SLIDE`` is look.py's METRICS function, unchanged in what it reports
 (``min_font_px`` is a font's computed size times reveal.js's scale, so an SVG
@@ -51,12 +52,17 @@ SLIDE = (
     + """
   const over = [];
   let minFont = 99, minText = '', minDrawn = 99, minDrawnText = '', minOwn = 99, minOwnText = '';
+  // a closed <details> (an exercise box) shows only its summary: what it
+  // hides is neither on the slide nor sticking out of it
+  const hidden = (e) => { const d = e.closest('details:not([open])'); return d && !e.closest('summary'); };
+  // a long code listing scrolls inside its own box: its lines are reachable there, not sticking out
+  const scrolled = (e) => {
+    const p = e.closest('pre'); return !!p && /auto|scroll/.test(getComputedStyle(p).overflowY); };
   for (const e of s.querySelectorAll('*')) {
-    // a closed <details> (an exercise box) keeps a box for its hidden body: not on the slide
-    if (e.closest('aside.notes, .katex-mathml, details:not([open]) > :not(summary)')) continue;
+    if (e.closest('aside.notes, .katex-mathml') || hidden(e)) continue;
     const b = e.getBoundingClientRect();
     if (!b.width || !b.height) continue;
-    if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2)) {
+    if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2) && !scrolled(e)) {
       over.push(e.tagName.toLowerCase());
     }
     if (e.closest(SKIP)) continue;

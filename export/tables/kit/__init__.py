@@ -14,6 +14,10 @@
 - ``bars``: grouped horizontal bars (``hbars``) and rows of column bars over a
   sentence (``column_rows``), where a distribution's shape is the point;
 - ``panels``: heatmaps, matrices of ``cells`` side by side under one legend;
+- ``cell_panels``: several small matrices of cells side by side, one scale and
+  one legend (``natural_size``: a figure never shown above its own size);
 - ``bar_panels``: horizontal bars with their values, one panel per series;
+- ``bar_rows``: a distribution as horizontal bars, one row per label;
+- ``tokens``: token IDs as cards, brackets under them, (window, target) rows;
 - ``numbers``: how small numbers are written on slides.
 """
