@@ -62,7 +62,7 @@ def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
     values = [b[f"mlp_minus_{k}"] for b in bins if b["count"] for k in kinds]
     lo, hi = min(0.0, min(values)), max(0.0, max(values))
     hi = hi + 0.18 * (hi - lo)  # room for the value labels
-    left, right, top, bar, gap = 330, SLIDE - 20, 52, 22, 14
+    left, right, top, bar, gap = 330, SLIDE - 80, 48, 21, 12
     height = top + len(bins) * (2 * bar + gap) + 10
     desc = "Mean loss difference per target, MLP minus attention, in nats (positive: attention less surprised). " + (
         "; ".join(
@@ -72,7 +72,7 @@ def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
             if b["count"]
         )
     )
-    d = Drawing(SLIDE, height, ident, heading, desc)
+    d = Drawing(SLIDE - 60, height, ident, heading, desc)
     for i, k in enumerate(kinds):  # legend
         x = left + i * 300
         d.rect(x, 10, 28, 22, fill=MODELS[k], stroke=INK, width=1, radius=2)
