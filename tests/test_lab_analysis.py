@@ -47,8 +47,8 @@ def test_score_names_the_least_surprised_model_per_token_as_the_python_twin_does
         if margin > 1e-3:  # a near-tie may fall either way within float32
             assert least["kind"] == KINDS[at], i
     # the page's row: one cell per token under the three, labelled, with the same model and margin
-    cells = lab.locator(".score-tok .score-cell.least").evaluate_all(
-        "cs => cs.map((c) => [c.dataset.kind, Number(c.dataset.margin), c.textContent])"
+    cells = lab.locator(".score-tok .score-least").evaluate_all(
+        "cs => cs.map((c) => [c.dataset.least, Number(c.dataset.margin), c.textContent])"
     )
     assert len(cells) == len(ids) + 1
     for (kind, margin, shown), least in zip(cells, got["least_surprised"]):
@@ -121,3 +121,34 @@ console.log(JSON.stringify(out));
         "tables/results_head_cost.json: by_kind.attn4.heads must list heads 1 to 4, each with its delta",
         "tables/results_head_cost.json: not measured yet (x)",
     ]
+
+
+def test_the_least_surprised_row_and_the_head_costs_on_a_390_px_phone(browser, site_url):
+    from test_lab_views import AXE
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        assert open_lab(page, site_url, "?backend=wasm")["ok"]
+        evaluate(page, "return await window.lab.score({text: 'The cat sat on the mat. The dog ran home.'});")
+        page.locator(".score-tok .score-least").first.wait_for()
+        assert page.locator(".score-tok .score-least").first.is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.add_script_tag(path=str(AXE))
+        found = page.evaluate(
+            "async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact}))"
+        )
+        assert not [v for v in found if v["impact"] in ("serious", "critical")], found
+        page.check('input[name="task"][value="generate"]')
+        evaluate(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 4});")
+        page.click('#model-tabs button[data-kind="attn4"]')
+        page.click('.model-card[data-kind="attn4"] .tok[data-step="2"]')
+        note = page.locator('.inspect-attention[data-kind="attn4"] .head-cost')
+        page.wait_for_function("document.querySelector('.head-cost[data-kind=\"attn4\"]')?.dataset.loaded === 'true'")
+        assert note.is_visible() and page.evaluate("document.documentElement.scrollWidth") <= 390
+        found = page.evaluate(
+            "async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact}))"
+        )
+        assert not [v for v in found if v["impact"] in ("serious", "critical")], found
+    finally:
+        context.close()

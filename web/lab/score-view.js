@@ -88,7 +88,7 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
   const tokens = el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens', 'aria-busy': 'true' },
     el('div', { class: 'score-labels', 'aria-hidden': 'true' }, el('span', { class: 'score-word', text: 'token' }),
       metadata.order.map((k) => el('span', { class: 'score-cell score-label', text: SHORT[k] || k })),
-      el('span', { class: 'score-cell score-label least-label' }, el('span', { text: 'least' }),
+      el('span', { class: 'score-least least-label' }, el('span', { text: 'least' }),
         el('span', { text: 'surprised' }))));
   container.replaceChildren(
     el('p', { class: 'note' },
@@ -118,8 +118,8 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
 
 // The row under the three cells: the least surprised model and its lead in nats.
 function leastCell(least) {
-  if (!least) return el('span', { class: 'score-cell least', 'aria-hidden': 'true', text: '–' });
-  return el('span', { class: 'score-cell least', 'aria-hidden': 'true', 'data-kind': least.kind,
+  if (!least) return el('span', { class: 'score-least', 'aria-hidden': 'true', text: '–' });
+  return el('span', { class: 'score-least', 'aria-hidden': 'true', 'data-least': least.kind,
     'data-margin': String(least.margin) },
   el('span', { text: SHORT[least.kind] || least.kind }), el('span', { text: `by ${least.margin.toFixed(2)}` }));
 }
