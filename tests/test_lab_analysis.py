@@ -114,7 +114,7 @@ console.log(JSON.stringify(out));
         ["node", "--input-type=module", "-e", script, table], cwd=ROOT, capture_output=True, text=True, check=True
     )
     text, *errors = json.loads(run.stdout)
-    assert text.startswith("On all ") and "head 4 off" in text
+    assert text.startswith("Cost of switching heads off, on all ") and "head 4 off" in text
     assert errors == [
         "tables/results_head_cost.json lacks test_windows",
         "tables/results_head_cost.json lacks by_kind.attn4",

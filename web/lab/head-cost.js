@@ -56,8 +56,8 @@ const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 export function headCostText(entry, windows) {
   const parts = entry.heads?.length > 1 ? entry.heads.map((h) => `head ${h.head} off ${signed(h.delta)}`) : [];
   parts.push(`${entry.heads?.length > 1 ? 'all off' : 'its head off'} ${signed(entry.all_off.delta)}`);
-  return `On all ${windows.toLocaleString('en-US')} test targets (every head on: ` +
-    `${entry.on.loss.toFixed(3)} nats/token): ${parts.join(', ')} nats/token.`;
+  return `Cost of switching heads off, on all ${windows.toLocaleString('en-US')} test targets (test ` +
+    `cross-entropy ${entry.on.loss.toFixed(3)} nats/token with every head on): ${parts.join(', ')} nats/token.`;
 }
 
 // The note beside a model's head toggles, filled when the table arrives.
