@@ -6,6 +6,7 @@ never on the first visit) and lab.headCost, with bad values refused by name."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -152,3 +153,29 @@ def test_the_least_surprised_row_and_the_head_costs_on_a_390_px_phone(browser, s
         assert not [v for v in found if v["impact"] in ("serious", "critical")], found
     finally:
         context.close()
+
+
+def test_the_runtime_starter_graph_is_the_one_onnx_helper_writes():
+    """web/lab/worker-sessions.js starts the runtime with a one-Identity graph
+    while the first model downloads: the bytes it carries are this valid model."""
+    import base64
+
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    from common.settings import ROOT
+
+    source = (ROOT / "web" / "lab" / "worker-sessions.js").read_text(encoding="utf-8")
+    text = re.search(r"STARTER_ONNX = ((?:'[A-Za-z0-9+/=]+'(?: \+\s*)?)+);", source).group(1)
+    carried = base64.b64decode("".join(re.findall(r"'([^']+)'", text)))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "warmup", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+    model.producer_name = ""
+    onnx.checker.check_model(model)
+    assert carried == model.SerializeToString()
+    session = ort.InferenceSession(carried, providers=["CPUExecutionProvider"])
+    assert session.run(None, {"x": np.array([2.5], dtype=np.float32)})[0].tolist() == [2.5]
