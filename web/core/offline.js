@@ -77,7 +77,9 @@ export async function keepShell(urls) {
 // for offline use: once per build (it records a complete run), after this
 // page's own files, so a first visit is never slowed by it. See sw.js.
 export async function precacheSite() {
-  if (!('serviceWorker' in navigator)) return false;
+  if (!('serviceWorker' in navigator) || !self.caches) return false;
+  const marker = new URL(`sw-precached.txt?v=${encodeURIComponent(BUILD || 'unversioned')}`, SITE_ROOT).href;
+  if (await caches.match(marker)) return false; // kept already: the worker is not woken for nothing
   const registration = await navigator.serviceWorker.ready;
   registration.active?.postMessage({ type: 'precache' });
   return Boolean(registration.active);
