@@ -83,7 +83,7 @@ def gzipped(path: str, size: int, mtime_ns: int) -> bytes:
 def precompress(directory: Path) -> None:
     """Compress the site's WebAssembly files ahead of the first request (as a host
     that stores them precompressed would serve them): a first visit never waits on it."""
-    for path in sorted(Path(directory).rglob("*.wasm")):
+    for path in sorted(Path(directory).rglob("*.wasm"), key=lambda p: p.stat().st_size):  # the WASM build's first
         try:
             st = path.stat()
             gzipped(str(path), st.st_size, st.st_mtime_ns)
