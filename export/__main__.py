@@ -38,13 +38,14 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--experiments",
         type=Path,
-        default=experiments.EXPERIMENTS_DIR,
-        help="output folder of the head and attention experiments (default %(default)s)",
+        default=None,
+        help=f"output folder of the head and attention experiments (default: beside --out, "
+        f"{experiments.EXPERIMENTS_DIR.name}/; {experiments.EXPERIMENTS_DIR} by default)",
     )
     args = ap.parse_args(argv)
     try:
         run(ModelsFolder(args.models), args.out, args.force)
-        experiments.run(ModelsFolder(args.models), args.experiments, args.force)
+        experiments.run(ModelsFolder(args.models), args.experiments or args.out.parent / "experiments", args.force)
     except (CheckpointError, ExportError, DataError) as exc:
         print(f"export: error: {exc}", file=sys.stderr)
         print(f"export: {args.out} was left as it was", file=sys.stderr)
