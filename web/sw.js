@@ -146,7 +146,7 @@ async function keepForOffline(href, isIndex, root) {
   const v = url.searchParams.get('v');
   const kept = v ? await lookup(key) : undefined; // this build's file, already kept: read, not fetched again
   const response = kept || await fetch(page ? new Request(href, { cache: 'no-cache' }) : href);
-  if (!response.ok) throw new Error(`${href}: HTTP ${response.status}`);
+  if (!response.ok) return []; // a file the site lacks: nothing to keep (a network failure throws: tried again later)
   const text = /\.(html|m?js|css)$/.test(url.pathname) ? await response.clone().text() : '';
   if (!kept) await keep(key, response, v, page);
   const out = [];
