@@ -16,12 +16,18 @@ What a browser needs from it, beyond http.server's defaults:
   "not modified" for a page that changed.
 - During the swap of a rebuilt site, files come from the previous site
   (.site.old), so no request sees a missing site.
+- Compression, as a static host does it: a text or WebAssembly file asked
+  for whole by a client that accepts gzip goes gzipped (Content-Encoding,
+  Vary; its own ETag), compressed once per file version and kept in memory.
+  The ONNX models (float weights) go as they are: gzip barely shrinks them.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
+import io
 import json
 import os
 import re
@@ -39,6 +45,8 @@ from .versioning import VERSION_FILE
 IDLE_TIMEOUT_S = 30  # a keep-alive connection with no request for this long is closed
 BACKLOG = 256  # pending connections the socket accepts before the server takes them
 IMMUTABLE = "public, max-age=31536000, immutable"
+GZIPPED = (".wasm", ".mjs", ".js", ".json", ".html", ".css", ".svg", ".txt", ".ipynb")  # sent gzipped when accepted
+GZIP_MIN_BYTES = 1024  # smaller files go as they are
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 
 
@@ -56,6 +64,40 @@ def cache_control(url_path: str, query: str, build: str | None) -> str:
     if versions and not url_path.endswith((".html", "/")) and not url_path.endswith("/sw.js"):
         return IMMUTABLE if build is not None and versions[-1] == build else "no-store"
     return "no-cache"
+
+
+_GZ_LOCK = threading.Lock()  # one compression at a time: a request never compresses what another is compressing
+
+
+@functools.lru_cache(maxsize=64)
+def _gzip(path: str, size: int, mtime_ns: int) -> bytes:
+    return gzip.compress(Path(path).read_bytes(), compresslevel=6, mtime=0)
+
+
+def gzipped(path: str, size: int, mtime_ns: int) -> bytes:
+    """A file's gzip encoding, computed once per version (size and time are the cache key)."""
+    with _GZ_LOCK:
+        return _gzip(path, size, mtime_ns)
+
+
+def precompress(directory: Path) -> None:
+    """Compress the site's WebAssembly files ahead of the first request (as a host
+    that stores them precompressed would serve them): a first visit never waits on it."""
+    for path in sorted(Path(directory).rglob("*.wasm"), key=lambda p: p.stat().st_size):  # the WASM build's first
+        try:
+            st = path.stat()
+            gzipped(str(path), st.st_size, st.st_mtime_ns)
+        except OSError:
+            pass
+
+
+def accepts_gzip(header: str | None) -> bool:
+    """Whether an Accept-Encoding header admits gzip (not with q=0)."""
+    for item in (header or "").split(","):
+        name, _, params = item.strip().partition(";")
+        if name.strip().lower() in ("gzip", "*"):
+            return params.replace(" ", "").lower() not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -115,14 +157,33 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if served is None or not os.path.isfile(served):
             return super().send_head()
         st = os.stat(served)
-        self._etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}"'
+        gz = (
+            wanted is None
+            and served.endswith(GZIPPED)
+            and st.st_size >= GZIP_MIN_BYTES
+            and accepts_gzip(self.headers.get("Accept-Encoding"))
+        )
+        self._etag = f'"{st.st_size:x}-{st.st_mtime_ns:x}{"-gz" if gz else ""}"'
         if wanted is None and self._etag in [t.strip() for t in self.headers.get("If-None-Match", "").split(",")]:
             self.send_response(304, "Not Modified")
             self.end_headers()
             return None
+        if gz:
+            return self._send_gzipped(served, st)
         if wanted is None or served != path:
             return super().send_head()
         return self._send_range(path, wanted.strip())
+
+    def _send_gzipped(self, path: str, st: os.stat_result):
+        body = gzipped(path, st.st_size, st.st_mtime_ns)
+        self.send_response(200)
+        self.send_header("Content-type", self.guess_type(path))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Last-Modified", self.date_time_string(int(st.st_mtime)))
+        self.end_headers()
+        return io.BytesIO(body)
 
     def _send_range(self, path: str, wanted: str):
         """One byte range of a file: 206 with Content-Range, 416 when it lies
@@ -198,4 +259,5 @@ def start_server(directory: Path, port: int = 0, handler_class=Handler):
     server = Server(("127.0.0.1", port), handler)
     server.bytes_sent, server.count_lock = 0, threading.Lock()
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=precompress, args=(directory,), daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"

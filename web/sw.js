@@ -10,6 +10,9 @@
 // 'no-cache', never a stale HTTP-cache copy); the cached page answers only
 // when the network fails. A versioned file of another build (an older page
 // still open, or opened offline) is answered from the caches first.
+// On the first visit (any page), the worker also keeps every deck, reading
+// view, notebook page and the index with their files (precacheSite below), so
+// a page never opened still opens offline.
 // Models and the runtime's .wasm are not handled here: the lab's inference
 // worker keeps them in its own cache and checks their SHA-256 on every read.
 
@@ -26,6 +29,11 @@ self.addEventListener('activate', (event) => event.waitUntil((async () => {
   await Promise.all(shells.slice(0, Math.max(0, shells.length - (KEEP_BUILDS - 1))).map((n) => caches.delete(n)));
   await self.clients.claim();
 })()));
+
+// A page asks for the whole site once per build (core/offline.js precacheSite).
+self.addEventListener('message', (event) => {
+  if (event.data?.type === 'precache') event.waitUntil(precacheSite().catch(() => {}));
+});
 
 self.addEventListener('fetch', (event) => {
   const request = event.request;
@@ -92,4 +100,72 @@ async function answer(event, request, url) {
     if (cached) return cached;
     throw err;
   }
+}
+
+// Precache: every page the index links to (decks, reading views, notebook
+// pages, notation, glossary; not the lab, whose models its worker keeps) and
+// every file they use, found by following the references the build stamps with
+// ?v=<build>: scripts and styles (and the modules they import), each widget and
+// its table (data-widget, data-table), fonts named in the styles. About 1 MB
+// over the wire (gzipped), once per build: a marker records a complete run.
+let precaching = null;
+const STAMPED = /["']([^"'\s]+\.m?js\?v=[0-9a-f]+)["']/g;
+
+function precacheSite() {
+  if (!precaching) precaching = precacheOnce().finally(() => { precaching = null; });
+  return precaching;
+}
+
+async function precacheOnce() {
+  const root = self.registration.scope;
+  const marker = new URL(`sw-precached.txt?v=${encodeURIComponent(BUILD)}`, root).href;
+  const cache = await caches.open(CACHE);
+  if (await cache.match(marker)) return;
+  const index = new URL('index.html', root).href;
+  const seen = new Set();
+  let failed = 0;
+  let queue = [index];
+  while (queue.length) {
+    const batch = queue.filter((u) => !seen.has(u)).slice(0, 6);
+    queue = queue.filter((u) => !batch.includes(u));
+    batch.forEach((u) => seen.add(u));
+    const found = await Promise.all(batch.map((u) => keepForOffline(u, u === index, root).catch(() => {
+      failed += 1;
+      return [];
+    })));
+    queue.push(...found.flat().filter((u) => !seen.has(u)));
+  }
+  if (!failed) await cache.put(marker, new Response(String(seen.size)));
+}
+
+// Fetch one file, keep it, and return the site's URLs it refers to.
+async function keepForOffline(href, isIndex, root) {
+  const url = new URL(href);
+  const page = url.pathname.endsWith('.html');
+  const key = cacheKey(url);
+  const v = url.searchParams.get('v');
+  const kept = v ? await lookup(key) : undefined; // this build's file, already kept: read, not fetched again
+  const response = kept || await fetch(page ? new Request(href, { cache: 'no-cache' }) : href);
+  if (!response.ok) return []; // a file the site lacks: nothing to keep (a network failure throws: tried again later)
+  const text = /\.(html|m?js|css)$/.test(url.pathname) ? await response.clone().text() : '';
+  if (!kept) await keep(key, response, v, page);
+  const out = [];
+  const add = (ref) => {
+    const u = new URL(ref, href);
+    if (u.origin === self.location.origin && u.href.startsWith(root) && !BIG.test(u.pathname)) out.push(u.href);
+  };
+  if (page) {
+    const build = /[?&]v=([0-9a-f]{8,})["')]/.exec(text)?.[1] || BUILD;
+    for (const [, ref] of text.matchAll(/(?:src|href)="([^"#]+)"/g)) {
+      if (isIndex && /\.html$/.test(ref) && !/(^|\/)lab\//.test(ref)) add(ref);
+      else if (/[?&]v=/.test(ref)) add(ref);
+    }
+    for (const [, name] of text.matchAll(/data-widget="([\w-]+)"/g)) add(new URL(`widgets/${name}.js?v=${build}`, root));
+    for (const [, name] of text.matchAll(/data-table="(\w+)"/g)) add(new URL(`tables/${name}.json?v=${build}`, root));
+  } else if (/\.m?js$/.test(url.pathname)) {
+    for (const [, ref] of text.matchAll(STAMPED)) add(ref);
+  } else if (url.pathname.endsWith('.css')) {
+    for (const [, ref] of text.matchAll(/url\(["']?([^"')]+)["']?\)/g)) if (/\.woff2$|[?&]v=/.test(ref)) add(ref);
+  }
+  return out;
 }

@@ -73,6 +73,18 @@ export async function keepShell(urls) {
   return { stored };
 }
 
+// Ask the service worker to keep every page of the site (and what they use)
+// for offline use: once per build (it records a complete run), after this
+// page's own files, so a first visit is never slowed by it. See sw.js.
+export async function precacheSite() {
+  if (!('serviceWorker' in navigator) || !self.caches) return false;
+  const marker = new URL(`sw-precached.txt?v=${encodeURIComponent(BUILD || 'unversioned')}`, SITE_ROOT).href;
+  if (await caches.match(marker)) return false; // kept already: the worker is not woken for nothing
+  const registration = await navigator.serviceWorker.ready;
+  registration.active?.postMessage({ type: 'precache' });
+  return Boolean(registration.active);
+}
+
 // A deck, reading view or the index: keep the page and what it loaded for
 // offline use, once at 'load' (a learner may leave at once) and again a moment
 // later for what comes after it (fonts, widgets and their tables).
@@ -86,6 +98,7 @@ export function keepPageOffline(settleMs = 1500) {
     const first = await keepShell(shellUrls());
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const later = await keepShell(shellUrls());
+    precacheSite().catch(() => {});
     return { ok: true, stored: first.stored + later.stored };
   });
 }

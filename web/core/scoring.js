@@ -38,3 +38,20 @@ export function summarize(logProbs) {
 export function surprisalBits(p) {
   return p > 0 ? -Math.log2(p) : Infinity;
 }
+
+// Which model was least surprised by one token, and by how much: `ps` holds
+// each model's probability of the actual token, in the models' order (null or
+// undefined for a model without one). Returns {index, margin}: the model with
+// the highest probability (the first in order on a tie) and ln(p_best /
+// p_runner_up) in nats, 0 on a tie; null when fewer than two models scored it.
+// Python twin: export/attention_wins.py least_surprised.
+export function leastSurprised(ps) {
+  let best = -1;
+  let second = -1;
+  ps.forEach((p, i) => {
+    if (typeof p !== 'number' || Number.isNaN(p)) return;
+    if (best < 0 || p > ps[best]) { second = best; best = i; } else if (second < 0 || p > ps[second]) second = i;
+  });
+  if (second < 0) return null;
+  return { index: best, margin: Math.log(ps[best]) - Math.log(ps[second]) };
+}

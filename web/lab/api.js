@@ -14,6 +14,7 @@ import { analyse } from './controls.js';
 import { benchmark, stop } from './jobs.js';
 import { generate, generateMany } from './job-generate.js';
 import { score } from './job-score.js';
+import { checkHeadCost, loadHeadCost } from './head-cost.js';
 
 async function runContexts(kind, contexts, { backend, matrix = false, heads_off: headsOff } = {}) {
   await S.ready;
@@ -79,6 +80,20 @@ async function attentionSteps(kind, ids, { backend } = {}) {
   return stepRows(kind, ids, 0, backend ?? $('backend').value);
 }
 
+// What each head is worth on the whole test set (the results deck's table,
+// fetched the first time it is asked for): an attention model's test
+// cross-entropy with every head on, with each head off and with all off.
+async function headCost(kind) {
+  await S.files;
+  checkKind(S.metadata, kind);
+  const heads = S.metadata.models[kind].heads;
+  if (!heads) throw new Error(`${kind} has no attention heads, so it has no head costs; use "attn1" or "attn4"`);
+  const table = await loadHeadCost();
+  const entry = checkHeadCost(table, kind, heads);
+  return { kind, test_windows: table.test_windows, on: entry.on, heads: entry.heads, all_off: entry.all_off,
+    mlp: table.mlp };
+}
+
 export const lab = {
   version: 2,
   ready: null, // the start-up report's promise (lab.js)
@@ -96,6 +111,7 @@ export const lab = {
   score,
   attentionMatrix,
   attentionSteps,
+  headCost,
   stop,
   benchmark,
   setBackend: async (choice) => {

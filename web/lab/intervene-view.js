@@ -7,6 +7,7 @@ import { el, fmt, visibleToken } from '../core/dom.js';
 import { softmax } from '../core/decoding.js';
 import { noAblation } from './guards.js';
 import { roving } from './roving.js';
+import { headCostNote } from './head-cost.js';
 
 // The hide strip: every token of the window as a toggle (one Tab stop, arrow
 // keys inside); the newest token, the query's own slot, cannot be hidden.
@@ -50,7 +51,7 @@ export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide,
         text: 'Restore: show every word, every head on' }) : null));
 }
 
-// A toggle per head: pressed = on.
+// A toggle per head: pressed = on; then each head's cost on the test set (head-cost.js).
 export function headToggles(kind, label, heads, off, onToggle) {
   if (!onToggle) return null;
   const set = new Set(off || []);
@@ -60,7 +61,7 @@ export function headToggles(kind, label, heads, off, onToggle) {
       'data-head': h, 'aria-pressed': set.has(h) ? 'false' : 'true', onclick: () => onToggle(kind, h),
       text: `Head ${h + 1} ${set.has(h) ? 'off' : 'on'}` })));
   roving(group, '.head-toggle'); // one Tab stop, arrow keys between the heads
-  return group;
+  return [group, headCostNote(kind, heads)]; // beside them, what each head is worth on the test set
 }
 
 // Under an experiment: the probability of the step's chosen token before and after.

@@ -5,7 +5,7 @@
 // tokens; the model calls run in the worker, SCORE_BATCH contexts at a time,
 // with progress on the page, and Stop answers at once, even mid-call.
 
-import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
+import { leastSurprised, logProbability, scoreContexts, summarize } from '../core/scoring.js';
 import { renderScore, renderScoreDetail, renderScoreProgress } from './score-view.js';
 import { MAX_SCORE_TOKENS, checkText } from './guards.js';
 import { call } from './rpc.js';
@@ -56,10 +56,20 @@ async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, 
     }
   }
   const result = { text, tokens: a.tokens.concat(eos ? ['<EOS>'] : []), ids: targets, eos: Boolean(eos),
-    backend: status.backend, heads_off: ablation.heads_off, hide: ablation.hide, models };
+    backend: status.backend, heads_off: ablation.heads_off, hide: ablation.hide, models,
+    least_surprised: leastPerToken(models, targets.length) };
   S.score = { ...result, contexts };
   await renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
   return result;
+}
+
+// Per token, the model least surprised by it and by how many nats ({kind, margin}), or null.
+function leastPerToken(models, n) {
+  const order = S.metadata.order;
+  return Array.from({ length: n }, (_, i) => {
+    const r = leastSurprised(order.map((k) => (models[k].error ? null : models[k].probabilities[i])));
+    return r && { kind: order[r.index], margin: r.margin };
+  });
 }
 
 // One model's log probability of every target, SCORE_BATCH contexts a call;

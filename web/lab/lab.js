@@ -6,7 +6,7 @@
 
 import { Vocab } from '../core/tokenizer.js';
 import { el } from '../core/dom.js';
-import { keepShell, registerOffline, shellUrls } from '../core/offline.js';
+import { keepShell, precacheSite, registerOffline, shellUrls } from '../core/offline.js';
 import { backendName, modelCard, renderResults } from './view.js';
 import { installLinking, scrollToNewest } from './inspect-view.js';
 import { linkSlides } from './slides.js';
@@ -227,7 +227,9 @@ async function start() {
 // After a first visit, keep the page and its scripts for the next one offline.
 async function keepOffline() {
   const { urls } = await call('resources', {});
-  return keepShell(shellUrls(urls));
+  const kept = await keepShell(shellUrls(urls));
+  precacheSite().catch(() => {}); // then the rest of the site, for offline reading
+  return kept;
 }
 
 // Back from a slide: the run the learner had shown runs again (seeded, so it comes back the same).

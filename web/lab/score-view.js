@@ -68,7 +68,8 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
     return kinds.length ? el('span', { class: 'visually-hidden', text: `, most surprising for ${kinds.join(', ')}` })
       : null;
   };
-  const spoken = (i) => metadata.order.map((k) => `${SHORT[k] || k} ${exactPct(sc.models[k].probabilities[i])}`);
+  const spoken = (i) => metadata.order.map((k) => `${SHORT[k] || k} ${exactPct(sc.models[k].probabilities[i])}`)
+    .concat(leastSpoken(sc.least_surprised?.[i]));
   const tokenButton = (tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i,
     'aria-pressed': 'false', onclick: (e) => { press(e); onSelect(i); } },
   el('span', { class: 'score-word', dir: 'auto',
@@ -81,11 +82,14 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
     return el('span', { class: `score-cell${worst[k] === i ? ' most' : ''}`, 'aria-hidden': 'true', 'data-kind': k,
       'data-p': p === undefined ? '' : String(p), style: c ? { backgroundColor: c.background, color: c.color } : {} },
     p === undefined ? '–' : shortPct(p));
-  }));
+  }),
+  leastCell(sc.least_surprised?.[i]));
   const labels = metadata.order.map((k) => metadata.models[k].label).join(', ');
   const tokens = el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens', 'aria-busy': 'true' },
     el('div', { class: 'score-labels', 'aria-hidden': 'true' }, el('span', { class: 'score-word', text: 'token' }),
-      metadata.order.map((k) => el('span', { class: 'score-cell score-label', text: SHORT[k] || k }))));
+      metadata.order.map((k) => el('span', { class: 'score-cell score-label', text: SHORT[k] || k })),
+      el('span', { class: 'score-least least-label' }, el('span', { text: 'least' }),
+        el('span', { text: 'surprised' }))));
   container.replaceChildren(
     el('p', { class: 'note' },
       'Each model read this text one token at a time (teacher forcing, as in training and testing) ',
@@ -96,7 +100,8 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
     el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scores on this text' }, summary),
     rankNote(sc, metadata),
     scoreLegend(),
-    el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in %. ` +
+    el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in %; ` +
+      'then the model least surprised by it and by how many nats its −ln p is below the next model\'s. ' +
       'Each model\'s most surprising token has a thick border. ' +
       'Select a token to compare the three models\' top 10 on exactly the same context.' }),
     tokens,
@@ -110,6 +115,17 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
   }
   tokens.removeAttribute('aria-busy');
 }
+
+// The row under the three cells: the least surprised model and its lead in nats.
+function leastCell(least) {
+  if (!least) return el('span', { class: 'score-least', 'aria-hidden': 'true', text: '–' });
+  return el('span', { class: 'score-least', 'aria-hidden': 'true', 'data-least': least.kind,
+    'data-margin': String(least.margin) },
+  el('span', { text: SHORT[least.kind] || least.kind }), el('span', { text: `by ${least.margin.toFixed(2)}` }));
+}
+
+const leastSpoken = (least) => (least ? [`least surprised: ${SHORT[least.kind] || least.kind}, ` +
+  `by ${least.margin.toFixed(2)} nats`] : []);
 
 // The progress of a running score: the model calls done, of all of them.
 export function renderScoreProgress(container, { done, total, kind }) {

@@ -79,6 +79,22 @@ export async function runSession(session, contexts, { matrix = false, logitsOnly
   return result;
 }
 
+// A 72-byte ONNX graph (one Identity op, opset 13), written by onnx.helper
+// (tests/test_lab_analysis.py rebuilds it): a session made from it starts the
+// runtime (its .wasm compiled and instantiated) while the first model still
+// downloads, so that model is usable as soon as its own file is checked.
+export const STARTER_ONNX = 'CAcSADo8ChAKAXgSAXkiCElkZW50aXR5EgZ3YXJtdXBaDwoBeBIKCggIARIECgIIAWIPCgF5EgoK' +
+  'CAgBEgQKAggBQgQKABAN';
+
+export function startRuntime(backend) {
+  return serialized(async () => {
+    const { ort } = await loadRuntime(state.manifest, backend);
+    const bytes = Uint8Array.from(atob(STARTER_ONNX), (c) => c.charCodeAt(0));
+    const session = await ort.InferenceSession.create(bytes, { executionProviders: [backend], logSeverityLevel: 3 });
+    await session.release?.();
+  }).catch(() => {}); // the first model's own session will say what is wrong
+}
+
 export async function newSession(kind, backend) {
   try {
     const made = await serialized(() => createSession(kind, backend));

@@ -11,7 +11,7 @@ import { cancelDownloads, describeError, fetchVerified, loadRuntime, probeWebGPU
 import { checkBackend, checkRuns } from './guards.js';
 import { VENDOR_DIR, median, timingContext } from './shared.js';
 import { progress, serialized, state, yieldToEvents } from './worker-state.js';
-import { newSession, run, runSession, sessionFor, sessionWithHeads } from './worker-sessions.js';
+import { newSession, run, runSession, sessionFor, sessionWithHeads, startRuntime } from './worker-sessions.js';
 
 // Downloads (or reads from the offline cache) the runtimes the page asks
 // for, then the models, smallest first, one file at a time (so that the first
@@ -25,6 +25,7 @@ async function load({ base, metadata, manifest, runtimes = [], early = null }) {
   state.base = base;
   const report = { runtimes: {} };
   for (const b of runtimes) report.runtimes[b] = await ensureRuntime(b);
+  if (early && report.runtimes[early]?.ok) startRuntime(early); // while the first model downloads
   const bySize = [...metadata.order].sort((a, b) => metadata.models[a].bytes - metadata.models[b].bytes);
   for (const kind of bySize) {
     const entry = metadata.models[kind];

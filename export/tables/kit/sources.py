@@ -1,7 +1,8 @@
 """What a tables run reads, each file loaded once per run: the models folder
 (common.layout.ModelsFolder: checkpoints, vocabulary, results.json, the corpus
-audit), the export's JSON (build/export), bench/bench.json, and the prepared
-course corpus with its training windows.
+audit), the export's JSON (build/export), bench/bench.json, the experiments
+over the test split (build/experiments, export/experiments.py), and the
+prepared course corpus with its training windows.
 
 An absent input gives None (the table then says "available": false, see
 ``unavailable`` and ``file_absent``); a corrupt one stops the run with a
@@ -17,7 +18,7 @@ import torch
 
 from common.files import Missing, read_json, shown
 from common.layout import ModelsFolder
-from common.settings import BENCH_FILE, EXPORT_DIR, MODELS_DIR
+from common.settings import BENCH_FILE, BUILD_DIR, EXPORT_DIR, MODELS_DIR
 from export.decoding import context_window, start_history
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import DataError, prepare
@@ -44,6 +45,7 @@ class Sources:
     models_dir: Path = MODELS_DIR
     export_dir: Path = EXPORT_DIR
     bench_path: Path = BENCH_FILE  # the benchmark stage's measurement file
+    experiments_path: Path = BUILD_DIR / "experiments" / "experiments.json"  # export/experiments.py
     _cache: dict = field(default_factory=dict, repr=False)
 
     def _once(self, key: str, load):
@@ -80,6 +82,10 @@ class Sources:
 
     def bench(self):
         return self.json(self.bench_path)
+
+    def experiments(self):
+        """The head and attention experiments over the test split, or None when absent."""
+        return self.json(self.experiments_path)
 
     def corpus(self):
         """The prepared course corpus (models/corpus.py prepare("course")).

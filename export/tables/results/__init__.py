@@ -2,7 +2,8 @@
 toy (``toy``), the measured runs (``measured``) and their charts (``charts``),
 one prompt's four attention rows (``model``), the per-step rows the
 model was trained on beside the one-pass matrix (``steps``), model sizes and browser timings
-(``machine``), and the training protocol with a worked mean ± SD
-(``protocol``). Importing the package declares its tables."""
+(``machine``), the training protocol with a worked mean ± SD
+(``protocol``), what each head is worth (``head_cost``) and where attention
+wins (``wins``), both from export/experiments.py. Importing the package declares its tables."""
 
-from . import charts, machine, measured, model, pictures, protocol, steps, toy  # noqa: F401
+from . import charts, head_cost, machine, measured, model, pictures, protocol, steps, toy, wins  # noqa: F401

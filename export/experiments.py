@@ -1,0 +1,169 @@
+"""What each head is worth, and where attention wins: per-window test losses.
+
+Over every test window (the same windows and the same loss as models.train's
+test evaluation), the cross-entropy of each target under
+
+- the three seed-11 checkpoints as trained (``mlp``, ``attn1``, ``attn4``);
+- the four-head model with each single head off and with all four off, the
+  one-head model with its head off (zero ablation: a switched-off head's
+  message is zero before W_O, as in export/ablation.py and the lab).
+
+``python -m export`` runs this after the export and writes
+build/experiments/experiments.json (aggregates and the split tables of
+export/attention_wins.py, small); it is skipped when the checkpoints, the
+vocabulary, the data and this code are unchanged (cache.json beside it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from common.files import read_json, sha256_file, write_json
+from common.layout import MODELS, ModelsFolder
+from common.publish import build_lock
+from common.settings import BUILD_DIR, ROOT
+from models.checkpoints import load_checkpoint, load_vocab
+from models.corpus import DATA_FILE, prepare
+from models.nets import KINDS
+
+from . import attention_wins
+from .ablation import head_mask
+
+EXPERIMENTS_DIR = BUILD_DIR / "experiments"  # export/tables/kit/sources.py reads experiments.json here
+RESULT = "experiments.json"
+CACHE = "cache.json"
+BATCH = 4096  # models.train.EVAL_BATCH: the same batches as the test evaluation
+SOURCES = [ROOT / "export" / n for n in ("experiments.py", "attention_wins.py", "ablation.py")]
+SOURCES += [ROOT / "models" / n for n in ("nets.py", "corpus.py", "tokenizer.py", "checkpoints.py")]
+
+
+def variants(n_heads: dict[str, int]) -> list[dict]:
+    """Every model state measured: name, kind, heads off (0-based)."""
+    out = [{"name": "mlp", "kind": "mlp", "heads_off": []}]
+    for kind in ("attn1", "attn4"):
+        n = n_heads[kind]
+        out.append({"name": kind, "kind": kind, "heads_off": []})
+        if n > 1:
+            out += [{"name": f"{kind}-off{h}", "kind": kind, "heads_off": [h]} for h in range(n)]
+        out.append({"name": f"{kind}-off-all" if n > 1 else f"{kind}-off0", "kind": kind, "heads_off": list(range(n))})
+    return out
+
+
+@torch.no_grad()
+def head_messages(model, ids: torch.Tensor):
+    """The final query's embedding and per-head messages: (E_last [B, d], heads [B, n, 1, d_v])."""
+    E = model.embed(ids)
+    q = model.split_heads(model.W_Q(E[:, -1:]), model.d_k)
+    K = model.split_heads(model.W_K(E), model.d_k)
+    V = model.split_heads(model.W_V(E), model.d_v)
+    scores = q @ K.transpose(-2, -1) / math.sqrt(model.d_k)
+    A = scores.masked_fill(ids.eq(model.pad_id)[:, None, None, :], float("-inf")).softmax(-1)
+    return E[:, -1], A @ V
+
+
+@torch.no_grad()
+def logits_with_heads(model, last: torch.Tensor, heads: torch.Tensor, off) -> torch.Tensor:
+    """Logits with the heads in ``off`` zeroed before W_O (every head on: model.attend's logits, bit for bit)."""
+    gate = torch.tensor(head_mask(model.n_heads, off), dtype=heads.dtype)
+    message = (heads * gate[None, :, None, None]).transpose(1, 2).flatten(start_dim=2)
+    final = last + model.W_O(message)[:, 0]
+    return model.vocab_head(torch.relu(model.hidden_layer(final)))
+
+
+@torch.no_grad()
+def window_losses(models: dict, X: torch.Tensor, y: torch.Tensor, specs: list[dict]) -> dict[str, np.ndarray]:
+    """name -> per-window cross-entropy (nats, float32 as models.train computes it) for every variant."""
+    out = {s["name"]: np.empty(len(y), dtype=np.float32) for s in specs}
+    for model in models.values():
+        model.eval()
+    for start in range(0, len(y), BATCH):
+        xb, yb = X[start : start + BATCH].long(), y[start : start + BATCH].long()
+        shared = {}
+        for s in specs:
+            model = models[s["kind"]]
+            if s["kind"] == "mlp":
+                logits = model(xb)
+            else:
+                if s["kind"] not in shared:
+                    shared[s["kind"]] = head_messages(model, xb)
+                logits = logits_with_heads(model, *shared[s["kind"]], s["heads_off"])
+            out[s["name"]][start : start + BATCH] = F.cross_entropy(logits, yb, reduction="none").numpy()
+    return out
+
+
+def summary(losses: dict[str, np.ndarray], specs: list[dict]) -> dict:
+    """Mean loss and perplexity of every variant (sums in float64)."""
+    out = {}
+    for s in specs:
+        mean = float(losses[s["name"]].astype(np.float64).mean())
+        out[s["name"]] = dict(s, loss=mean, perplexity=math.exp(mean))
+    return out
+
+
+def source_hash() -> str:
+    h = hashlib.sha256()
+    for path in SOURCES:
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def input_key(folder: ModelsFolder) -> dict:
+    """Content hashes of everything the experiments read: checkpoints, vocabulary, data, code."""
+    files = {}
+    for kind in KINDS:
+        for path in (folder.info(kind), folder.weights(kind)):
+            files[path.name] = sha256_file(path)
+    files["vocab.json"] = sha256_file(folder.vocab)
+    files[DATA_FILE.name] = sha256_file(DATA_FILE)
+    return {"inputs": files, "source": source_hash(), "torch": torch.__version__}
+
+
+def compute(folder: ModelsFolder = MODELS, log=print) -> dict:
+    """The whole experiment: every variant's per-window losses over the test split, then the aggregates."""
+    started = time.perf_counter()
+    vocab = load_vocab(folder)
+    models = {kind: load_checkpoint(kind, folder)[0] for kind in KINDS}
+    corpus = prepare("course")
+    X, y = corpus.windows("test")
+    specs = variants({k: models[k].n_heads for k in ("attn1", "attn4")})
+    log(f"experiments: {len(specs)} model states over {len(y):,} test windows")
+    losses = window_losses(models, X, y, specs)
+    result = {
+        "test_windows": len(y),
+        "variants": summary(losses, specs),
+        "wins": attention_wins.analyse(losses, X.numpy(), y.numpy(), corpus.ids("test"), vocab.itos),
+        "threads": torch.get_num_threads(),
+    }
+    result["seconds"] = time.perf_counter() - started
+    return result
+
+
+def up_to_date(out: Path, key: dict) -> bool:
+    try:
+        return read_json(out / CACHE).get("key") == key and (out / RESULT).is_file()
+    except ValueError:
+        return False
+
+
+def run(folder: ModelsFolder = MODELS, out: Path = EXPERIMENTS_DIR, force: bool = False, log=print) -> str:
+    """Compute unless up to date. Returns 'skipped' or 'computed'."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with build_lock(out.parent):
+        key = input_key(folder)
+        if not force and up_to_date(out, key):
+            log(f"experiments: {out / RESULT} is up to date (same checkpoints, data and code); skipped")
+            return "skipped"
+        result = compute(folder, log)
+        result["inputs"] = key["inputs"]  # the tables refuse a result made from other checkpoints
+        write_json(out / RESULT, result)  # atomic
+        write_json(out / CACHE, {"key": key})
+    log(f"experiments: wrote {out / RESULT} in {result['seconds']:.0f} s")
+    return "computed"

@@ -1,0 +1,88 @@
+"""What each head is worth: the test cross-entropy and perplexity of the
+attention models with heads switched off (zero ablation), from the
+experiments over every test window (export/experiments.py). The lab shows
+the same numbers beside its head toggles (tables/results_head_cost.json)."""
+
+from __future__ import annotations
+
+from common.files import sha256_file
+from models.nets import KINDS, LABELS
+
+from ..kit.registry import table
+from ..kit.sources import Sources, file_absent, unavailable
+
+ATTENTION = ("attn1", "attn4")
+
+
+def experiments_or_reason(sources: Sources):
+    """(experiments.json, None) when it was computed from the checkpoints in the
+    models folder now, else (None, the unavailable dict saying why)."""
+    result = sources.experiments()
+    if result is None:
+        return None, file_absent(sources.experiments_path)
+    for kind in KINDS:
+        for path in (sources.folder.info(kind), sources.folder.weights(kind)):
+            if not path.exists() or result.get("inputs", {}).get(path.name) != sha256_file(path):
+                return None, unavailable(f"{path.name} changed since the experiments ran: run `python -m export`.")
+    return result, None
+
+
+def _state(v: dict, base: dict | None) -> dict:
+    out = {"loss": v["loss"], "perplexity": v["perplexity"], "heads_off": v["heads_off"]}
+    if base is not None:
+        out["delta"] = v["loss"] - base["loss"]
+        out["ratio"] = v["perplexity"] / base["perplexity"]
+    return out
+
+
+def by_kind(variants: dict) -> dict:
+    """Per attention model: all heads on, each single head off, every head off."""
+    out = {}
+    for kind in ATTENTION:
+        mine = [v for v in variants.values() if v["kind"] == kind]
+        on = next(v for v in mine if not v["heads_off"])
+        n = max(len(v["heads_off"]) for v in mine)
+        single = sorted((v for v in mine if len(v["heads_off"]) == 1), key=lambda v: v["heads_off"][0])
+        every = next(v for v in mine if len(v["heads_off"]) == n)
+        heads = [dict(_state(v, on), head=v["heads_off"][0] + 1) for v in single]
+        out[kind] = {"label": LABELS[kind], "n_heads": n, "on": _state(on, None), "heads": heads}
+        out[kind]["all_off"] = _state(every, on)
+        if n > 1:
+            costs = [h["delta"] for h in heads]
+            out[kind]["most_costly"] = heads[costs.index(max(costs))]
+            out[kind]["least_costly"] = heads[costs.index(min(costs))]
+            out[kind]["sum_single"] = sum(costs)
+    return out
+
+
+def rows(kinds: dict, mlp: dict) -> list[list[str]]:
+    def row(label, what, s):
+        delta = "—" if "delta" not in s else f"{s['delta']:+.3f}"
+        return [label, what, f"{s['loss']:.3f}", f"{s['perplexity']:.2f}", delta]
+
+    out = [row(LABELS["mlp"], "(no heads)", mlp)]
+    for kind in ATTENTION:
+        k = kinds[kind]
+        out.append(row(k["label"], "none", k["on"]))
+        if k["n_heads"] > 1:
+            out += [row("", f"head {h['head']}", h) for h in k["heads"]]
+        out.append(row("", "all" if k["n_heads"] > 1 else "its head", k["all_off"]))
+    return out
+
+
+@table("results_head_cost", needs=["sources"])
+def head_cost(sources: Sources) -> dict:
+    result, reason = experiments_or_reason(sources)
+    if result is None:
+        return reason
+    variants = result["variants"]
+    kinds = by_kind(variants)
+    mlp = _state(variants["mlp"], None)
+    return {
+        "available": True,
+        "test_windows": result["test_windows"],
+        "mlp": mlp,
+        "by_kind": kinds,
+        "header": ["model", "heads off", "test cross-entropy", "perplexity", "change (nats/token)"],
+        "rows": rows(kinds, mlp),
+    }

@@ -1,0 +1,118 @@
+"""Where attention wins: the per-token loss difference MLP minus four heads
+(and minus one head) over every test window, split by how far back the
+target last appeared in the window, by its frequency band and by its
+position in the story (export/attention_wins.py computes the splits), the
+split by distance as a bar figure, and the windows where four heads help
+and hurt most, as text."""
+
+from __future__ import annotations
+
+from common.palette import INK, LINE, MODELS, MUTED
+
+from ..kit.draw import MIN_TEXT, SLIDE, Drawing
+from ..kit.registry import table
+from ..kit.sources import Sources
+from .head_cost import experiments_or_reason
+
+SPLITS = {
+    "distance": "last seen in the window",
+    "frequency": "target's frequency rank",
+    "position": "target's position in the story",
+}
+SHORT = {"mlp": "MLP", "attn1": "1 head", "attn4": "4 heads"}
+
+
+def split_table(name: str, bins: list[dict]) -> dict:
+    header = [SPLITS[name], "targets", "MLP", "1 head", "4 heads", "MLP − 1 head", "MLP − 4 heads"]
+    body = []
+    for b in bins:
+        if not b["count"]:
+            body.append([b["label"], "0"] + ["—"] * 5)
+            continue
+        loss = b["loss"]
+        body.append(
+            [b["label"], f"{b['count']:,}"]
+            + [f"{loss[k]:.2f}" for k in ("mlp", "attn1", "attn4")]
+            + [f"{b['mlp_minus_attn1']:+.2f}", f"{b['mlp_minus_attn4']:+.2f}"]
+        )
+    return {"header": header, "rows": body}
+
+
+def largest(bins: list[dict], key: str = "mlp_minus_attn4") -> dict:
+    """The bin (with targets) where the difference is largest."""
+    full = [b for b in bins if b["count"]]
+    return max(full, key=lambda b: b[key])
+
+
+def window_table(windows: list[dict]) -> dict:
+    header = ["context (last tokens)", "next token", "MLP", "1 head", "4 heads"]
+    body = [
+        [w["context_text"], w["target"]] + [f"{w['loss'][k]:.1f}" for k in ("mlp", "attn1", "attn4")] for w in windows
+    ]
+    return {"header": header, "rows": body}
+
+
+def _x(value: float, lo: float, hi: float, left: float, right: float) -> float:
+    return left + (value - lo) / (hi - lo) * (right - left)
+
+
+def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
+    """Horizontal bars: per bin, MLP minus 1 head and MLP minus 4 heads (mean nats per target)."""
+    kinds = ("attn1", "attn4")
+    values = [b[f"mlp_minus_{k}"] for b in bins if b["count"] for k in kinds]
+    lo, hi = min(0.0, min(values)), max(0.0, max(values))
+    hi = hi + 0.18 * (hi - lo)  # room for the value labels
+    left, right, top, bar, gap = 330, SLIDE - 80, 48, 21, 12
+    height = top + len(bins) * (2 * bar + gap) + 10
+    desc = "Mean loss difference per target, MLP minus attention, in nats (positive: attention less surprised). " + (
+        "; ".join(
+            f"{b['label']} ({b['count']:,} targets): "
+            + ", ".join(f"MLP − {SHORT[k]} {b[f'mlp_minus_{k}']:+.2f}" for k in kinds)
+            for b in bins
+            if b["count"]
+        )
+    )
+    d = Drawing(SLIDE - 60, height, ident, heading, desc)
+    for i, k in enumerate(kinds):  # legend
+        x = left + i * 300
+        d.rect(x, 10, 28, 22, fill=MODELS[k], stroke=INK, width=1, radius=2)
+        d.text(x + 38, 28, f"MLP − {SHORT[k]}", size=MIN_TEXT, anchor="start")
+    zero = _x(0.0, lo, hi, left, right)
+    y = top
+    for b in bins:
+        d.text(left - 14, y + bar - 4, b["label"], size=MIN_TEXT, anchor="end", weight="600")
+        d.text(left - 14, y + 2 * bar - 1, f"{b['count']:,} targets", size=MIN_TEXT, anchor="end", fill=MUTED)
+        for j, k in enumerate(kinds):
+            if not b["count"]:
+                continue
+            v = b[f"mlp_minus_{k}"]
+            x1 = _x(v, lo, hi, left, right)
+            top_j = y + j * bar
+            d.rect(min(zero, x1), top_j + 2, abs(x1 - zero), bar - 4, fill=MODELS[k], stroke=INK, width=1, radius=2)
+            d.text(max(zero, x1) + 8, top_j + bar - 4, f"{v:+.2f}", size=MIN_TEXT, anchor="start")
+        y += 2 * bar + gap
+    d.polyline([(zero, top - 6), (zero, y - gap + 4)], width=2, colour=LINE, arrow=False)
+    return d.render()
+
+
+@table("results_attention_wins", needs=["sources"])
+def attention_wins(sources: Sources) -> dict:
+    result, reason = experiments_or_reason(sources)
+    if result is None:
+        return reason
+    wins = result["wins"]
+    splits = wins["splits"]
+    return {
+        "available": True,
+        "total": wins["total"],
+        "overall": wins["overall"],
+        "splits": splits,
+        "tables": {name: split_table(name, bins) for name, bins in splits.items()},
+        "largest": {name: largest(bins) for name, bins in splits.items()},
+        "distance_svg": difference_bars(
+            splits["distance"], "results-attention-wins", "Where attention wins: by how far back the target was"
+        ),
+        "helps": window_table(wins["windows"]["helps"]),
+        "hurts": window_table(wins["windows"]["hurts"]),
+        "windows": wins["windows"],
+    }

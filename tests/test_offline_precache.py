@@ -1,0 +1,66 @@
+"""Offline after one visit, the whole course (issue 22): on a first visit to
+any page the service worker keeps every deck, reading view, notebook page and
+the index with the files they use (web/sw.js precacheSite), so a deck never
+opened opens offline, with its math and widgets; what that adds to a first
+visit is measured here."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import PageWatch, build_of, wait_for_promise, wait_kept
+
+from site_builder.serve import start_server
+
+PRECACHE_BUDGET = 3_000_000  # bytes a first visit to the index may move, precache included (gzipped)
+
+
+def pages(site_dir):
+    """What the index links to, apart from the lab."""
+    index = (site_dir / "index.html").read_text(encoding="utf-8")
+    found = {h for h in re.findall(r'href="([^"#?]+\.html)"', index) if not h.startswith("lab/")}
+    assert {
+        f"{d}/{n}.html" for d in ("decks", "read", "notebooks") for n in ("maps", "part2", "part3", "results")
+    } <= found
+    return sorted(found)
+
+
+def test_a_first_visit_keeps_every_page_and_an_unvisited_deck_opens_offline(browser, site_dir):
+    server, url = start_server(site_dir)
+    context = browser.new_context()
+    page = context.new_page()
+    page.watch = PageWatch(page, url)
+    try:
+        build = build_of(site_dir)
+        page.goto(f"{url}/index.html")
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        wait_for_promise(
+            page,
+            """async ([name, key]) => (await caches.has(name))
+                && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
+            [f"attention-course-shell-{build}", f"/sw-precached.txt?v={build}"],
+            120,
+            "the precache marker",
+        )
+        moved = server.bytes_sent
+        print(f"first visit to the index, precache included: {moved:,} bytes")
+        assert moved < PRECACHE_BUDGET
+        kept = [f"/{p}" for p in pages(site_dir)]
+        kept += ["/widgets/part2-mask.js", "/widgets/exercise.js", "/vendor/reveal/reveal.js", "/assets/read.css"]
+        wait_kept(page, build, kept, timeout_s=10)
+        before = server.bytes_sent
+        context.set_offline(True)
+        page.goto(f"{url}/decks/part2.html")  # never opened
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+        assert page.locator(".slides .katex").count() >= 10 and page.locator(".slides .katex-error").count() == 0
+        assert page.locator(".widget[data-mounted=true]").count() == page.locator(".widget[data-widget]").count() > 5
+        for path in ("read/results.html", "notebooks/part3.html", "glossary.html"):
+            page.goto(f"{url}/{path}")
+            assert page.locator("main, article, body").first.inner_text().strip()
+        assert server.bytes_sent == before  # all of it from the worker's cache
+        assert not page.watch.outside
+    finally:
+        context.set_offline(False)
+        context.close()
+        server.shutdown()
