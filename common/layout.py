@@ -3,6 +3,7 @@
     models/
       results.json            every training run (models/results_file.py checks it)
       corpus_audit.json       documents, tokens, windows per split
+      training_trace.json     seed-11 runs' predictions and attention on fixed probes, step by step
       checkpoints/
         vocab.json            the training vocabulary
         <kind>.safetensors    seed-11 weights of each model
@@ -41,6 +42,10 @@ class ModelsFolder:
     @property
     def audit(self) -> Path:
         return self.root / "corpus_audit.json"
+
+    @property
+    def trace(self) -> Path:
+        return self.root / "training_trace.json"
 
     def weights(self, kind: str) -> Path:
         return self.checkpoints / f"{kind}.safetensors"
