@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet $(PIP_FLAGS) -e .
 	touch $@
 
-# what `make test` needs besides the runtime: pytest, Playwright, ruff
+# what `make test` needs besides the runtime: pytest, Playwright, Selenium, ruff
 $(VENV)/.installed-dev: $(VENV)/.installed
 	$(PY) -m pip install --quiet $(PIP_FLAGS) -e ".[dev]"
 	touch $@

@@ -11,11 +11,15 @@ export default [
     languageOptions: {
       ecmaVersion: 2024,
       sourceType: 'module',
-      globals: { ...globals.browser, ...globals.worker, Reveal: 'readonly', katex: 'readonly' },
+      globals: { ...globals.browser, ...globals.worker, katex: 'readonly' },
     },
   },
   {
-    files: ['tests/**/*.mjs', 'eslint.config.mjs', 'stryker.config.json'],
+    files: ['web/sw.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.serviceworker } },
+  },
+  {
+    files: ['tests/**/*.mjs', 'eslint.config.mjs'],
     languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { ...globals.node } },
   },
   {

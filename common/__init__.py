@@ -5,5 +5,7 @@ site_builder, bench, tests) and importing none of them:
 - ``layout``: ``ModelsFolder``, the one object that knows where the models stage
   keeps its checkpoints, vocabulary, results and corpus audit;
 - ``files``: reading JSON (missing and corrupt told apart), atomic JSON writes, hashes;
-- ``publish``: the build lock and the atomic swap of a finished output folder.
+- ``publish``: the build lock and the atomic swap of a finished output folder;
+- ``chromium``: the one way bench and the browser tests launch Chromium
+  (executable, flags, the WebGPU/WASM variants).
 """

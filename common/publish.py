@@ -8,6 +8,12 @@ swap is two renames: ``out`` -> ``.out.old``, then ``.out.staging`` -> ``out``.
 A crash between them leaves no ``out`` but a complete ``.out.old``;
 ``recover(out)``, which every build runs first, renames it back, so the
 previous output is restored before anything else happens.
+
+An output folder is only ever replaced when it is a previous output of this
+project (it holds the MARKER file every staging folder gets first), is empty,
+or lies inside the project's build/ folder; ``check_out`` also refuses an
+output that contains or lies inside the project or an input of the stage, so
+that `--out content` or `--out .` deletes nothing.
 """
 
 from __future__ import annotations
@@ -21,14 +27,60 @@ import shutil
 import sys
 from pathlib import Path
 
-from .settings import BUILD_DIR
+from .settings import BUILD_DIR, ROOT
 
 EXCHANGE = sys.platform.startswith("linux")  # use renameat2(RENAME_EXCHANGE) when the system has it
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
 
 
+MARKER = ".attention-course-output"  # written first into every staging folder, so every output holds it
+MARKER_TEXT = "This folder is an output of the attention course build; each build replaces it whole.\n"
+
+
 class BuildBusy(RuntimeError):
     """Another build holds the lock and we were asked not to wait."""
+
+
+class OutputRefused(ValueError):
+    """The output folder may not be replaced (it is not a previous output, or it holds sources)."""
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def is_ours(folder: Path) -> bool:
+    """May the build delete ``folder``? A previous output (the marker), an
+    empty folder, or one inside the project's build/ folder."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir() or (folder / MARKER).is_file() or not any(folder.iterdir()):
+        return folder.is_dir()
+    return folder != BUILD_DIR.resolve() and _inside(folder, BUILD_DIR.resolve())
+
+
+def check_out(out: Path, root: Path = ROOT, inputs=(), option: str = "--out") -> None:
+    """Raise OutputRefused unless ``out`` may be replaced by a build: it must
+    not be, contain or lie inside the project folder (its build/ folder
+    excepted) or any of ``inputs``, and must be absent, empty, a previous
+    output or inside build/. Its staging and old siblings likewise."""
+    out, root = Path(out).resolve(), Path(root).resolve()
+    if _inside(root, out):
+        raise OutputRefused(f"{option} {out}: holds the project's sources ({root}); choose an empty or new folder")
+    if _inside(out, root) and not _inside(out, root / "build"):
+        raise OutputRefused(f"{option} {out}: inside the project's sources; outputs go under {root / 'build'}")
+    for source in inputs:
+        if source is None:
+            continue
+        source = Path(source).resolve()
+        if _inside(out, source) or _inside(source, out):
+            raise OutputRefused(f"{option} {out}: contains or lies inside the build's input {source}")
+    for folder in (out, staging_dir(out), old_dir(out)):
+        if folder.exists() and not is_ours(folder):
+            raise OutputRefused(
+                f"{option} {folder}: "
+                + ("not a folder" if not folder.is_dir() else f"not empty and not a previous build (no {MARKER} in it)")
+                + "; the build replaces its output whole, so choose an empty or new folder"
+            )
 
 
 def staging_dir(out: Path) -> Path:
@@ -44,6 +96,9 @@ def recover(out: Path) -> None:
     leftovers of an interrupted build."""
     out = Path(out)
     old, staging = old_dir(out), staging_dir(out)
+    for folder in (old, staging):
+        if folder.exists() and not is_ours(folder):
+            raise OutputRefused(f"{folder}: not left by a build (no {MARKER} in it); remove it yourself")
     if old.exists():
         if out.exists():
             shutil.rmtree(old)
@@ -60,6 +115,7 @@ def fresh_staging(out: Path) -> Path:
     recover(out)
     staging = staging_dir(out)
     staging.mkdir()
+    (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     return staging
 
 
@@ -79,7 +135,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def swap_in(staging: Path, out: Path) -> None:
-    """Replace ``out`` by the complete folder ``staging``."""
+    """Replace ``out`` by the complete folder ``staging`` (callers check ``out`` first: check_out)."""
     if out.exists() and _exchange(staging, out):
         shutil.rmtree(staging)  # it now holds the previous output
         return

@@ -53,6 +53,7 @@ def model_entry(kind: str, model, info: dict, onnx_file: dict, results: dict, or
         else None,
         "aggregate": aggregate,
         "ort_cpu_vs_pytorch": ort_diff,
+        **({"heads_graph": onnx_file["heads_graph"]} if "heads_graph" in onnx_file else {}),
     }
 
 

@@ -17,22 +17,25 @@ import numpy as np
 import onnx
 import torch
 
+from common.export_check import ExportMismatch, check_export
 from common.files import missing, read_json, sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
-from common.publish import build_lock, fresh_staging, swap_in
+from common.publish import OutputRefused, build_lock, check_out, fresh_staging, swap_in
 from common.settings import EXPORT_DIR, ROOT
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info, weights_file
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS
 from models.results_file import load_results
 
+from .ablation import ablated_attend, head_mask
 from .metadata import build_metadata, model_entry
-from .onnx_export import export_onnx, ort_run, ort_session
+from .onnx_export import export_onnx, heads_file, ort_run, ort_session
 from .parity import attention_matrices, build_parity, parity_contexts
 from .presets import build_presets
 
 CACHE = "cache.json"
 OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json") + tuple(f"{k}.onnx" for k in KINDS)
+OUTPUTS += tuple(heads_file(k) for k in KINDS if k != "mlp")
 # Sources whose change changes the output.
 SOURCES = [
     ROOT / "export" / name
@@ -45,6 +48,7 @@ SOURCES = [
         "parity.py",
         "presets.py",
         "metadata.py",
+        "ablation.py",
     )
 ]
 SOURCES += [
@@ -97,11 +101,38 @@ def up_to_date(out: Path, key: dict) -> bool:
         return False
     if cached.get("key") != key or not all((out / name).is_file() for name in OUTPUTS):
         return False
-    return all(sha256_file(out / m["file"]) == m["sha256"] for m in meta["models"].values())
+    models = list(meta["models"].values())
+    files = models + [m["heads_graph"] for m in models if "heads_graph" in m]
+    return all(sha256_file(out / m["file"]) == m["sha256"] for m in files)
 
 
 def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))))
+
+
+def _heads_graph(model, kind: str, staging: Path, batch: np.ndarray, main: dict) -> dict:
+    """Export the head-switch graph and check it: every head on gives the first
+    graph's outputs bit for bit; each head off (and all off) agrees with PyTorch."""
+    path = staging / heads_file(kind)
+    export_onnx(model, kind, path, heads=True)
+    session = ort_session(path)
+    on = ort_run(session, batch, mask=np.ones((len(batch), model.n_heads)))
+    if not all(np.array_equal(on[name], main[name]) for name in main):
+        raise ExportError(f"{path.name}: with every head on, its outputs differ from {kind}.onnx's")
+    worst = 0.0
+    for off in [[h] for h in range(model.n_heads)] + [list(range(model.n_heads))]:
+        got = ort_run(session, batch, ["logits"], np.array([head_mask(model.n_heads, off)] * len(batch)))
+        worst = max(worst, _max_abs(got["logits"], ablated_attend(model, torch.from_numpy(batch), off)[0].numpy()))
+    if worst > PARITY_TOLERANCE:
+        raise ExportError(f"{path.name}: onnxruntime disagrees with PyTorch with heads off: {worst:.2e}")
+    return {
+        "file": path.name,
+        "bytes": path.stat().st_size,
+        "sha256": sha256_file(path),
+        "inputs": [o.name for o in session.get_inputs()],
+        "bit_identical_with_every_head_on": True,
+        "max_abs_logits_heads_off": worst,
+    }
 
 
 def build(folder: ModelsFolder, staging: Path, log=print) -> None:
@@ -149,6 +180,8 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
         if max(v for k, v in diff.items() if k.startswith("max_abs")) > PARITY_TOLERANCE:
             raise ExportError(f"{path.name}: onnxruntime disagrees with PyTorch on the parity contexts: {diff}")
         onnx_file = {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
+        if kind != "mlp":
+            onnx_file["heads_graph"] = _heads_graph(model, kind, staging, batch, got)
         entries[kind] = model_entry(kind, model, infos[kind], onnx_file, results, diff)
         log(f"export: {kind} onnxruntime vs PyTorch max |dlogit| {diff['max_abs_logits']:.2e}")
 
@@ -162,6 +195,10 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
 def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = False, log=print) -> str:
     """Export unless up to date. Returns 'skipped' or 'exported'."""
     out = Path(out)
+    try:
+        check_out(out, inputs=(models.root,))
+    except OutputRefused as exc:
+        raise ExportError(str(exc)) from exc
     with build_lock(out.parent):
         staging = fresh_staging(out)  # also restores an output left half-swapped by a crash
         try:
@@ -170,6 +207,10 @@ def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = Fal
                 log(f"export: {out} is up to date (same checkpoints, results and exporter); skipped")
                 return "skipped"
             build(models, staging, log)
+            try:
+                check_export(staging)  # the files agree with each other before they are published
+            except ExportMismatch as exc:
+                raise ExportError(f"the export failed its cross-check: {exc}") from exc
             write_json(staging / CACHE, {"key": key})
             swap_in(staging, out)
         finally:

@@ -141,8 +141,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         load_stories()  # verifies the shipped data's SHA-256
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print("error: restore the shipped data with `git checkout data/`", file=sys.stderr)
+        return 1
+    try:
         p = plan(args.models)
-    except (DataError, CheckpointError) as exc:
+    except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
         print(
             "error: restore the committed file with `git checkout models/` or retrain with `make train`",

@@ -46,12 +46,14 @@ class AttentionConfig:
         return asdict(self)
 
 
+def attention(n_heads: int, d: int = 64) -> AttentionConfig:
+    """n_heads heads that share the model width d: each head's query, key and
+    value width is d // n_heads, so W_Q, W_K, W_V and W_O stay d x d."""
+    return AttentionConfig(d=d, d_k=d // n_heads, d_v=d // n_heads, n_heads=n_heads)
+
+
 # The course's three models at their course sizes.
-COURSE = {
-    "mlp": MLPConfig(),
-    "attn1": AttentionConfig(n_heads=1, d_k=64, d_v=64),
-    "attn4": AttentionConfig(n_heads=4, d_k=16, d_v=16),
-}
+COURSE = {"mlp": MLPConfig(), "attn1": attention(1), "attn4": attention(4)}
 KINDS = tuple(COURSE)
 LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
 

@@ -9,6 +9,25 @@
 # ---
 
 # %% [markdown]
+# **How to run this notebook.** It imports the course's own code (`models/`), which
+# comes with the project, not with this file: download `attention-course-src.zip`
+# from the course index, unpack it, run `make site` in that folder (it sets up
+# `.venv` and the data), then `.venv/bin/pip install -e ".[notebooks]"` and
+# `.venv/bin/jupyter lab notebooks/`. The next cell stops with these steps when
+# `models` cannot be imported.
+
+# %%
+try:
+    import models  # noqa: F401  (the course's code: models/ of the project download)
+except ImportError as exc:
+    raise ImportError(
+        "This notebook needs the course's code. Download attention-course-src.zip from the course index, "
+        'unpack it, run `make site` in that folder, then `.venv/bin/pip install -e ".[notebooks]"` and '
+        "`.venv/bin/jupyter lab notebooks/`."
+    ) from exc
+print("The course's code (models/) is importable.")
+
+# %% [markdown]
 # # Training and inference maps, in code
 #
 # Companion notebook to the deck **Training and inference maps**. It follows one
@@ -23,7 +42,7 @@
 # tables the slides were built from and stops with an error if one differs.
 #
 # Sizes: vocabulary C = 10, window w = 4, batch B = 2, embedding width d = 4,
-# hidden units h = 8, query/key width d_k = 3, value width d_v = 2.
+# hidden units H = 8, query/key width d_k = 3, value width d_v = 2.
 
 # %%
 import math
@@ -283,6 +302,6 @@ got["maps_generation.trace_text"] = trace
 # an error naming each one that differs.
 
 # %%
-from site_builder.deck_check import check
+from site_builder.notebook_check import check
 
 check(got)

@@ -9,6 +9,25 @@
 # ---
 
 # %% [markdown]
+# **How to run this notebook.** It imports the course's own code (`models/`), which
+# comes with the project, not with this file: download `attention-course-src.zip`
+# from the course index, unpack it, run `make site` in that folder (it sets up
+# `.venv` and the data), then `.venv/bin/pip install -e ".[notebooks]"` and
+# `.venv/bin/jupyter lab notebooks/`. The next cell stops with these steps when
+# `models` cannot be imported.
+
+# %%
+try:
+    import models  # noqa: F401  (the course's code: models/ of the project download)
+except ImportError as exc:
+    raise ImportError(
+        "This notebook needs the course's code. Download attention-course-src.zip from the course index, "
+        'unpack it, run `make site` in that folder, then `.venv/bin/pip install -e ".[notebooks]"` and '
+        "`.venv/bin/jupyter lab notebooks/`."
+    ) from exc
+print("The course's code (models/) is importable.")
+
+# %% [markdown]
 # # Part II: attention, in code
 #
 # Companion notebook to the deck **Part II: Attention**. It builds the deck's
@@ -381,6 +400,6 @@ got["part2_positions.rope.scores"] = scores
 # an error naming each one that differs.
 
 # %%
-from site_builder.deck_check import check
+from site_builder.notebook_check import check
 
 check(got)

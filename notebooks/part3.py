@@ -9,6 +9,25 @@
 # ---
 
 # %% [markdown]
+# **How to run this notebook.** It imports the course's own code (`models/`), which
+# comes with the project, not with this file: download `attention-course-src.zip`
+# from the course index, unpack it, run `make site` in that folder (it sets up
+# `.venv` and the data), then `.venv/bin/pip install -e ".[notebooks]"` and
+# `.venv/bin/jupyter lab notebooks/`. The next cell stops with these steps when
+# `models` cannot be imported.
+
+# %%
+try:
+    import models  # noqa: F401  (the course's code: models/ of the project download)
+except ImportError as exc:
+    raise ImportError(
+        "This notebook needs the course's code. Download attention-course-src.zip from the course index, "
+        'unpack it, run `make site` in that folder, then `.venv/bin/pip install -e ".[notebooks]"` and '
+        "`.venv/bin/jupyter lab notebooks/`."
+    ) from exc
+print("The course's code (models/) is importable.")
+
+# %% [markdown]
 # # Part III: multi-head attention and TinyStories, in code
 #
 # Companion notebook to the deck **Part III: Multi-head attention and
@@ -16,7 +35,7 @@
 #
 # 1. why one head is not enough: the river/fisherman value toy;
 # 2. the fisherman worksheet: ten tokens, width 4, two heads of width 2;
-# 3. the TinyStories pipeline at C = 4,000 and T = 64: deduplicate, select,
+# 3. the TinyStories pipeline at C = 4,000 and w = 64: deduplicate, select,
 #    split, fit the vocabulary, count windows, and which windows training draws;
 # 4. one forward pass (and the cost of attention), one training step of the
 #    committed four-head model, and its first generation step for "Lily found".
@@ -112,7 +131,7 @@ got["part3_fisherman.concat_last"] = concat[-1].tolist()
 got["part3_fisherman.out_last"] = out[-1].tolist()
 
 # %% [markdown]
-# ## 3. The TinyStories pipeline at C = 4,000, T = 64
+# ## 3. The TinyStories pipeline at C = 4,000, w = 64
 #
 # The shipped sample is read with the project's loader (it checks the file's
 # SHA-256). Then, in plain code: normalize and drop duplicates; keep the 6,000
@@ -187,7 +206,7 @@ got["part3_sampling.most_draws"] = int(counts.max())
 # ## 4. The four-head model: one forward pass
 #
 # Two training-style examples, "<BOS> lily found" -> "a" and
-# "<BOS> lily found a" -> "red", left-padded to T = 64 slots. The committed
+# "<BOS> lily found a" -> "red", left-padded to w = 64 slots. The committed
 # seed-11 checkpoint (d = 64, four heads of width 16) reads them;
 # `forward_details` returns every intermediate tensor.
 
@@ -212,10 +231,10 @@ got["part3_batch.model.loss"] = float(loss)
 got["part3_batch.model.target_probabilities"] = p_target.tolist()
 
 # %% [markdown]
-# Full-sequence attention costs T x T x D multiply-adds for the scores (Q K^T)
+# Full-sequence attention costs w x w x d multiply-adds for the scores (Q K^T)
 # and again for the mixing (A V), whatever the number of heads (each head does
-# T x T x d_k with d_k = D / heads); only the stored weights grow with the
-# heads. Our models score only the final query: 2 x T x D.
+# w x w x d_k with d_k = d / heads); only the stored weights grow with the
+# heads. Our models score only the final query: 2 x w x d.
 
 # %%
 T_, D_, n_heads = CONTEXT, model.config.d, model.config.n_heads
@@ -223,7 +242,7 @@ d_k = D_ // n_heads
 scores_madds = mixing_madds = n_heads * T_ * T_ * d_k
 print(
     f"scores {scores_madds:,} + mixing {mixing_madds:,} = {scores_madds + mixing_madds:,} multiply-adds "
-    f"(T²D = {T_ * T_ * D_:,}); weights stored: one head {T_ * T_:,}, {n_heads} heads {n_heads * T_ * T_:,}; "
+    f"(w²d = {T_ * T_ * D_:,}); weights stored: one head {T_ * T_:,}, {n_heads} heads {n_heads * T_ * T_:,}; "
     f"final query only: {2 * T_ * D_:,}"
 )
 got["part3_cost.total_madds"] = scores_madds + mixing_madds
@@ -280,6 +299,6 @@ got["part3_generation.top.labels"] = [vocab.itos[i] for i in top.indices.tolist(
 # an error naming each one that differs.
 
 # %%
-from site_builder.deck_check import check
+from site_builder.notebook_check import check
 
 check(got)

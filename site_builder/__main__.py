@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import notebooks
 from .assemble import BuildError
 from .build import Inputs, build
-from .notebooks import OUT as NOTEBOOKS
 
 
 def parse_args(argv=None) -> Inputs:
@@ -23,7 +23,7 @@ def parse_args(argv=None) -> Inputs:
     p.add_argument(
         "--notebooks",
         type=Path,
-        default=NOTEBOOKS,
+        default=notebooks.OUT,
         help="folder of executed notebooks copied to site/notebooks/ (python -m site_builder.notebooks)",
     )
     p.add_argument(

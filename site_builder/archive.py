@@ -9,7 +9,7 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-NAME = "attention-course-src.zip"
+ZIP_NAME = "attention-course-src.zip"
 PREFIX = "attention-course/"
 EXCLUDE_SUFFIXES = (".safetensors", ".onnx", ".pyc")
 EXCLUDE_DIRS = {"build", "node_modules", ".venv", ".git", "__pycache__", ".pytest_cache"}

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+from common.publish import MARKER
 from common.settings import ROOT, SITE_ONNX
 
 WEB = ROOT / "web"
@@ -78,10 +79,16 @@ def write_runtime_manifest(staging: Path, node_modules: Path = NODE_MODULES) -> 
 
 
 def copy_web(staging: Path, web: Path = WEB) -> None:
-    """web/<part>/ -> site/<part>/ (lab/, core/, widgets/, ...)."""
+    """web/<part>/ -> site/<part>/ (lab/, core/, widgets/, ...). The copies get
+    the time of the build (not the sources' old times, from which a browser
+    would guess that a file is fresh for hours)."""
     if web.is_dir():
         shutil.copytree(
-            web, staging, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.test.*", "__pycache__", "README.md")
+            web,
+            staging,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns("*.test.*", "__pycache__", "README.md"),
+            copy_function=shutil.copyfile,
         )
 
 
@@ -90,5 +97,8 @@ def copy_export(staging: Path, export_dir: Path) -> None:
     if not export_dir.is_dir():
         raise BuildError(f"export output missing: {export_dir} (run `python -m export`)")
     shutil.copytree(
-        export_dir, staging / SITE_ONNX, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.tmp", "cache*.json")
+        export_dir,
+        staging / SITE_ONNX,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("*.tmp", "cache*.json", MARKER),
     )

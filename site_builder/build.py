@@ -9,15 +9,16 @@ from pathlib import Path
 
 import jinja2
 
+from common.export_check import ExportMismatch, check_export
 from common.files import read_json
-from common.publish import build_lock, fresh_staging, recover, swap_in
-from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
+from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
+from common.settings import EXPORT_DIR, HELD_OUT_PRESET, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
 
-from . import assemble, navigation
-from .archive import NAME as ZIP_NAME
-from .archive import write_source_zip
+from . import assemble, fonts, navigation, notebook_pages, palette_css, reference, versioning
+from .archive import ZIP_NAME, write_source_zip
 from .assemble import BuildError
 from .deck import ContentError, Renderer
+from .jinja_env import environment, last_template_frame
 from .listing import stylesheet
 
 HERE = Path(__file__).resolve().parent
@@ -88,7 +89,7 @@ def copy_notebooks(inp: Inputs, staging: Path) -> list[Path]:
     return copied
 
 
-def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> None:
+def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref: reference.Reference) -> None:
     assemble.vendor(staging, inp.node_modules)
     assemble.write_runtime_manifest(staging, inp.node_modules)
     assemble.copy_web(staging, inp.web)
@@ -97,6 +98,8 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
     assets = staging / "assets"
     shutil.copytree(inp.static, assets, dirs_exist_ok=True)
     (assets / "pygments.css").write_text(stylesheet(), encoding="utf-8")
+    (assets / palette_css.NAME).write_text(palette_css.stylesheet(), encoding="utf-8")
+    fonts.write(assets, inp.node_modules)
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
@@ -105,51 +108,58 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index) -> 
         inp.root, staging / "downloads" / ZIP_NAME, extra={f"notebooks/{p.name}": p.read_bytes() for p in executed}
     )
 
-    # templates/ by name; web pages (the lab) as "web/<path>", so they extend templates/base.html too
-    loader = jinja2.ChoiceLoader(
-        [
-            jinja2.FileSystemLoader(str(inp.templates)),
-            jinja2.PrefixLoader({"web": jinja2.FileSystemLoader(str(inp.web))}),
-        ]
-    )
-    env = jinja2.Environment(
-        loader=loader, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
-    )
+    env = environment(inp.templates, web=inp.web)
     (staging / "decks").mkdir(exist_ok=True)
     lab = (inp.web / "lab" / "index.html").is_file()
-    nav = navigation.links(decks, lab)
+    nav = navigation.links(decks, lab, ref.pages)
+    reference.write(env, staging, ref, ref.pages, inp.node_modules)
+    notebook_pages.write(env, staging, executed, decks, nav, ref.pages)
     for deck in decks:
         html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
         (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
     navigation.write_reading_views(env, staging, decks, nav)
     html = env.get_template("index.html").render(
-        index=index, decks=decks, nav=nav, root="", lab=lab, zip_name=ZIP_NAME, zip_kib=max(1, round(zip_size / 1024))
+        index=index,
+        decks=decks,
+        nav=nav,
+        root="",
+        lab=lab,
+        pages=ref.pages,
+        zip_name=ZIP_NAME,
+        zip_kib=max(1, round(zip_size / 1024)),
     )
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:  # replaces the copy of web/lab/index.html
         titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
-        html = env.get_template("web/lab/index.html").render(root="../", token_limit=TOKEN_LIMIT, slide_titles=titles)
+        html = env.get_template("web/lab/index.html").render(
+            root="../", token_limit=TOKEN_LIMIT, held_out_preset=HELD_OUT_PRESET, slide_titles=titles
+        )
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
+    versioning.stamp(staging)  # last: every reference gets the build id of the finished site
 
 
 def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
     """The template file and line of a Jinja error (syntax errors carry them;
     runtime errors are found in the traceback Jinja rewrites to the template)."""
     path, line = (inp.templates / exc.name if getattr(exc, "name", None) else None), getattr(exc, "lineno", None)
-    tb = exc.__traceback__
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.startswith((str(inp.templates), str(inp.web))):
-            path, line = Path(filename), tb.tb_lineno
-        tb = tb.tb_next
+    frame = last_template_frame(exc, lambda name: name.startswith((str(inp.templates), str(inp.web))))
+    if frame:
+        path, line = frame
     return _rel(path or inp.templates, inp.root) + (f" line {line}" if line else "")
 
 
 def build(inp: Inputs) -> Path:
     """Build the site into ``inp.out``. Raises BuildError (naming the input) and
     leaves ``inp.out`` untouched on any failure. One build at a time: a second
-    one waits for the lock on the output's parent folder."""
+    one waits for the lock on the output's parent folder. An output that holds
+    or lies inside the sources, or is neither empty nor a previous build, is
+    refused before anything is written (common.publish.check_out)."""
     out = inp.out
+    inputs = (inp.content, inp.tables, inp.export, inp.notebooks, inp.templates, inp.static, inp.web)
+    try:
+        check_out(out, inp.root, (*inputs, inp.node_modules))
+    except OutputRefused as exc:
+        raise BuildError(str(exc)) from exc
     try:
         with build_lock(out.parent):
             recover(out)  # first restore a site left half-swapped by a crash
@@ -167,14 +177,20 @@ def _build_locked(inp: Inputs) -> None:
         )
     tables = load_tables(inp.tables, inp.root)
     decks, index = render_pages(inp, tables)
+    ref = reference.check(inp.content, decks)
     if inp.export is not None and not inp.export.is_dir():
         raise BuildError(
             f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "
             f"for development without it pass --no-export)"
         )
+    if inp.export is not None:
+        try:
+            check_export(inp.export)
+        except ExportMismatch as exc:
+            raise BuildError(f"{_rel(inp.export, inp.root)}/{exc}") from exc
     staging = fresh_staging(inp.out)
     try:
-        write_site(inp, staging, tables, decks, index)
+        write_site(inp, staging, tables, decks, index, ref)
         swap_in(staging, inp.out)
     except jinja2.TemplateError as exc:
         raise BuildError(f"{_template_where(exc, inp)}: {exc}") from exc

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import re
 
-FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+from .fences import code_flags
+from .math_spans import DISPLAY_MATH, INLINE_MATH
+
 JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 HTML = re.compile(r"<!--.*?-->|<[A-Za-z/!][^>]*>", re.S)
 ENTITY = re.compile(r"&#?\w+;")
 LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 LIST_MARKER = re.compile(r"^(\s*)\d+[.)](?=\s)", re.M)
-DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
-INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^$\\\n])+?)(?<![\s\\])\$(?!\d)")
 SINGLE_DIGIT = re.compile(r"(?<![\d.])\d(?![\d.])")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d|(?<![\w.])\d")
 
@@ -46,22 +46,18 @@ def _line(text: str, pos: int) -> int:
 def check_source(body: str, allow_digits=()) -> None:
     """``body`` is the file text after the front matter, padded so that its line N
     is the file's line N. Raises GuardError at the first problem."""
-    lines = body.split("\n")
-    fence = None
-    for i, line in enumerate(lines):
-        m = FENCE.match(line)
-        inside = fence is not None
-        if m:
-            fence = None if fence and m.group(1).startswith(fence) else (fence or m.group(1)[:3])
-        if inside or m:
+    lines = []  # code fences blanked
+    for i, (line, is_code) in enumerate(code_flags(body.split("\n"))):
+        if is_code:
             if "{{" in line or "{%" in line:
                 raise GuardError(
                     "Jinja inside a code fence is escaped twice: write the code without Jinja, "
                     "or print tokens with m.tok(...)",
                     i + 1,
                 )
-            lines[i] = " " * len(line)
+            lines.append(" " * len(line))
             continue
+        lines.append(line)
         for span in CODE_SPAN.finditer(line):
             if "{{" in span.group(2) or "{%" in span.group(2):
                 raise GuardError(

@@ -34,27 +34,40 @@ def load_map(content_dir: Path, name: str) -> dict:
     return spec
 
 
-def map_strip(content_dir: Path, name: str, stage) -> Markup:
+def map_strip(content_dir: Path, name: str, stage, reach: dict | None = None) -> Markup:
+    """The strip of map ``name`` with ``stage`` (an id or a list of ids) current.
+    ``reach`` (one dict per deck, filled as its slides render in order) holds the
+    furthest stage of each map shown so far: the stages up to it stay done, so
+    the strip never goes back; a stage before it is marked as revisited."""
     spec = load_map(content_dir, name)
     current = [stage] if isinstance(stage, str) else list(stage)
     ids = [s["id"] for s in spec["stage"]]
     unknown = [c for c in current if c not in ids]
     if unknown:
         raise ValueError(f"map {name!r} has no stage {unknown[0]!r} (stages: {', '.join(ids)})")
-    first = min(ids.index(c) for c in current)
+    first, last = min(ids.index(c) for c in current), max(ids.index(c) for c in current)
+    furthest = max(last, (reach or {}).get(name, -1))
+    if reach is not None:
+        reach[name] = furthest
     items = []
     for i, s in enumerate(spec["stage"]):
         if s["id"] in current:
-            cls, extra = "current", ' aria-current="step"'
-        elif i < first:
+            cls, extra = ("current revisit" if i < furthest and last < furthest else "current"), ' aria-current="step"'
+        elif i < first or i <= furthest:
             cls, extra = "done", ""
         else:
             cls, extra = "todo", ""
-        code = f' title="code: {escape(s["code"])}" data-code="{escape(s["code"])}"' if s.get("code") else ""
-        items.append(f'<li class="{cls}" data-stage="{escape(s["id"])}"{code}{extra}>{escape(s["label"])}</li>')
+        label = escape(s["label"])
+        code = f' data-code="{escape(s["code"])}"' if s.get("code") else ""
+        tip = f"{label} · code: {escape(s['code'])}" if s.get("code") else label
+        items.append(
+            f'<li class="{cls}" data-stage="{escape(s["id"])}" title="{tip}"{code}{extra}>'
+            f'<span class="map-label">{label}</span></li>'
+        )
     title = escape(spec["title"])
+    where = f"{ids.index(current[0]) + 1} of {len(ids)}"
     return Markup(
-        f'<nav class="map" data-map="{escape(name)}" aria-label="Where we are on the {title}">'
+        f'<nav class="map" data-map="{escape(name)}" aria-label="Where we are on the {title}: stage {where}">'
         f'<span class="map-title">{title}</span><ol>{"".join(items)}</ol></nav>'
     )
 

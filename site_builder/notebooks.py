@@ -30,7 +30,7 @@ from pathlib import Path
 from common.layout import ModelsFolder
 from common.settings import BUILD_DIR, MODELS_DIR, ROOT, TABLES_DIR
 
-from .deck_check import TABLES_ENV
+from .notebook_check import TABLES_ENV
 
 SOURCES = ROOT / "notebooks"
 TABLES = TABLES_DIR
@@ -40,7 +40,7 @@ KERNEL = "python3"
 # what the notebooks import or read besides their own source and the tables
 CODE = (
     "site_builder/notebooks.py",
-    "site_builder/deck_check.py",
+    "site_builder/notebook_check.py",
     "models/*.py",
     "common/*.py",
     "export/decoding.py",

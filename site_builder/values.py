@@ -152,6 +152,6 @@ def figure_parts(data: dict, value) -> dict:
     if not isinstance(v, str) or not v.startswith("<svg") or "<title" not in v or "<desc" not in v:
         raise ValueError(
             f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
-            f"(draw it with export/tables/_draw.py)"
+            f"(draw it with export/tables/kit/draw.py)"
         )
     return {"unavailable": None, "source": source or "", "svg": Markup(v)}

@@ -1,29 +1,30 @@
-"""Shared fixtures: the built site served on localhost, and Debian's Chromium
-driven by Playwright with the flags from DEVELOPERS.md.
+"""Shared fixtures: the built site served on localhost (site_builder.serve),
+and Debian's Chromium driven by Playwright (common.chromium).
 
 `make test` runs `make site` first, so build/site exists; browser tests use it.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
-from common.settings import SITE_DIR as SITE
-from common.settings import SITE_ONNX  # ROOT: other tests import it from here
+from common.chromium import launch
+from common.settings import SITE_DIR, SITE_ONNX
 from models.checkpoints import load_checkpoint, load_vocab
 from models.nets import KINDS
-from site_builder.chromium import BASE_FLAGS, CHROMIUM, WEBGPU_FLAGS  # noqa: F401 (tests import them from here)
 from site_builder.serve import start_server
 
 
 @pytest.fixture(scope="session")
 def site_dir() -> Path:
-    assert (SITE / "index.html").exists(), "build/site is missing: run `make site` (make test does)"
-    return SITE
+    assert (SITE_DIR / "index.html").exists(), "build/site is missing: run `make site` (make test does)"
+    return SITE_DIR
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +45,7 @@ def playwright_instance():
 @pytest.fixture(scope="session")
 def browser(playwright_instance):
     """Chromium with WebGPU on SwiftShader enabled (WASM works in it too)."""
-    b = playwright_instance.chromium.launch(executable_path=CHROMIUM, headless=True, args=BASE_FLAGS + WEBGPU_FLAGS)
+    b = launch(playwright_instance, "webgpu")
     yield b
     b.close()
 
@@ -95,6 +96,37 @@ def linked_site(site_dir: Path, root: Path, skip=()) -> Path:
         if f.name not in skip:
             os.symlink(f, site / SITE_ONNX / f.name)
     return site
+
+
+def wait_for_promise(page, fn: str, arg=None, timeout_s: float = 30, what: str = "") -> None:
+    """Poll the async function ``fn`` (JavaScript source) in ``page`` until it
+    resolves to a truthy value. (Playwright's wait_for_function does not await
+    a promise: a pending one is truthy, so it returns at once.)"""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(fn, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what or fn}")
+        page.wait_for_timeout(200)
+
+
+def build_of(site: Path) -> str:
+    """The build id of a built site (site_builder.versioning)."""
+    return json.loads((site / "version.json").read_text(encoding="utf-8"))["build"]
+
+
+def wait_kept(page, build: str, paths, timeout_s: float = 60) -> None:
+    """Wait until the service worker's cache of ``build`` holds each path: a
+    page under its path, any other file under its path and ?v=<build>."""
+    for path in paths:
+        key = path if path.endswith((".html", "/")) else f"{path}?v={build}"
+        wait_for_promise(
+            page,
+            """async ([name, key]) => (await caches.has(name))
+                && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
+            [f"attention-course-shell-{build}", key],
+            timeout_s,
+            f"{key} in the offline cache of build {build}",
+        )
 
 
 @pytest.fixture(scope="session")

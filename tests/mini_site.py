@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from common.settings import ROOT
-from site_builder import __main__ as cli
+from site_builder.__main__ import main
 
 CONTENT = ROOT / "content"
 
@@ -55,7 +55,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 
 def run_build(capsys, content: Path, tables: Path, out: Path, *extra: str) -> tuple[int, str]:
-    rc = cli.main(["--content", str(content), "--tables", str(tables), "--out", str(out), "--no-notebooks", *extra])
+    rc = main(["--content", str(content), "--tables", str(tables), "--out", str(out), "--no-notebooks", *extra])
     captured = capsys.readouterr()
     return rc, captured.out + captured.err
 

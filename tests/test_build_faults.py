@@ -25,16 +25,16 @@ from mini_site import run_build, snapshot
 
 from common.files import Missing, missing, read_json
 from common.layout import MODELS, ModelsFolder
-from common.publish import BuildBusy, build_lock, old_dir, staging_dir, swap_in
+from common.publish import MARKER, BuildBusy, build_lock, old_dir, staging_dir, swap_in
 from common.settings import ROOT
 from export import pipeline
 from export.pipeline import ExportError
 from models import ensure
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.results_file import load_results
+from site_builder import serve
 from site_builder.assemble import BuildError
 from site_builder.build import Inputs, build
-from site_builder.serve import main as serve_main
 from site_builder.serve import start_server
 
 # ------------------------------------------------------------------ one build at a time
@@ -96,6 +96,7 @@ def test_a_crash_between_the_renames_is_undone_by_the_next_build_even_a_failing_
     before = snapshot(out)
     # the crash: the first rename of the swap happened, the second did not
     staging_dir(out).mkdir()
+    (staging_dir(out) / MARKER).write_text("")  # the first file of every staging folder
     (staging_dir(out) / "half.html").write_text("half")
     out.rename(old_dir(out))
     assert not out.exists()
@@ -187,20 +188,20 @@ def test_a_read_only_build_folder_gives_a_message_not_a_traceback(mini, capsys, 
 
 
 def test_a_read_only_build_folder_stops_tables_and_export_with_a_message(tmp_path, monkeypatch, capsys):
-    import export.__main__ as export_cli
-    import export.tables.__main__ as tables_cli
+    import export.__main__
+    import export.tables.__main__
 
     out = tmp_path / "build" / "tables"
-    monkeypatch.setattr(tables_cli, "compute_all", lambda only=None: {"t": "{}\n"})
+    monkeypatch.setattr(export.tables.__main__, "compute_all", lambda only=None: {"t": "{}\n"})
 
     def read_only(self, *args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system", str(self))
 
     monkeypatch.setattr(Path, "mkdir", read_only)
-    assert tables_cli.main(["--out", str(out)]) == 1
+    assert export.tables.__main__.main(["--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert "Read-only file system" in err and str(out.parent) in err
-    assert export_cli.main(["--out", str(tmp_path / "build" / "export")]) == 2
+    assert export.__main__.main(["--out", str(tmp_path / "build" / "export")]) == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and "Read-only file system" in err and "was left as it was" in err
 
@@ -215,7 +216,7 @@ def test_a_busy_port_is_named_with_the_way_out(mini, capsys):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        rc = serve_main(
+        rc = serve.main(
             ["--port", str(port), "--out", str(out), "--content", str(content), "--tables", str(tables), "--no-export"]
         )
     err = capsys.readouterr().err
@@ -337,10 +338,11 @@ def test_hollow_results_stop_ensure_and_export_naming_the_file(
         assert rc == 1 and str(path) in log and problem in log and "Traceback" not in log and not calls
     out = tmp_path / "export"
     out.mkdir()
+    (out / MARKER).write_text("")  # a previous export
     (out / "keep.txt").write_text("previous export")
     with pytest.raises(ExportError, match=f"{path}.*{problem}"):
         pipeline.run(ModelsFolder(models_copy), out, log=lambda *_: None)
-    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([MARKER, "keep.txt"])
 
 
 def test_a_results_field_of_the_wrong_type_is_named(models_copy):
@@ -385,6 +387,20 @@ def test_a_malformed_vocabulary_is_named(models_copy, capsys, monkeypatch, itos,
         load_vocab(ModelsFolder(models_copy), 4000)
 
 
+def test_a_corrupt_data_file_points_to_data_not_models(tmp_path, monkeypatch, capsys):
+    import gzip
+
+    from models import corpus
+
+    bad = tmp_path / "stories.jsonl.gz"
+    bad.write_bytes(gzip.compress(b'{"text": "a story that is not the shipped sample"}\n'))
+    monkeypatch.setattr(corpus, "DATA_FILE", bad)
+    rc = ensure.main([])
+    err = capsys.readouterr().err
+    assert rc == 1 and "data file is corrupt" in err and str(bad) in err
+    assert "git checkout data/" in err and "git checkout models/" not in err
+
+
 def test_the_committed_checkpoints_record_the_committed_vocabulary():
     for kind in ("mlp", "attn1", "attn4"):
         load_checkpoint(kind)  # raises if vocab_sha256 is absent or differs
@@ -421,8 +437,7 @@ def test_run_protocol_retrains_a_recorded_run_whose_weights_are_gone(tmp_path, m
     when both of its checkpoint files exist."""
     import torch
 
-    from models import train
-    from models.nets import build as build_net
+    from models import nets, train
 
     trained = []
 
@@ -438,7 +453,7 @@ def test_run_protocol_retrains_a_recorded_run_whose_weights_are_gone(tmp_path, m
             "parameters": 1,
         }
         torch.manual_seed(0)
-        return record, build_net(kind, C=vocab_size)
+        return record, nets.build(kind, C=vocab_size)
 
     monkeypatch.setattr(train, "train_run", fake_run)
     train.run_protocol("smoke", tmp_path, kinds=("mlp", "attn1"), seeds=(11,), progress=False)

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import zipfile
+from html import unescape
 
 import pytest
 from mini_site import CONTENT, run_build, snapshot
 
-from common.settings import ROOT
-from common.settings import TABLES_DIR as TABLES
+from common.publish import MARKER
+from common.settings import EXPORT_DIR, ROOT, TABLES_DIR
 from site_builder.archive import FIXED_TIME, tracked_files
 from site_builder.values import fmt, resolve
 
@@ -55,10 +56,12 @@ def test_lab_link_only_when_the_lab_exists(mini, capsys, tmp_path):
 
 
 def test_two_builds_of_the_course_are_byte_identical(tmp_path, capsys):
-    assert (TABLES / "maps_mlp.json").exists(), "build/tables missing: run `python -m export.tables` (make test does)"
+    assert (TABLES_DIR / "maps_mlp.json").exists(), (
+        "build/tables missing: run `python -m export.tables` (make test does)"
+    )
     a, b = tmp_path / "a" / "site", tmp_path / "b" / "site"
     for out in (a, b):
-        rc, log = run_build(capsys, CONTENT, TABLES, out, "--no-export")
+        rc, log = run_build(capsys, CONTENT, TABLES_DIR, out, "--no-export")
         assert rc == 0, log
     snap_a, snap_b = snapshot(a), snapshot(b)
     assert len(snap_a) > 50
@@ -109,6 +112,26 @@ def test_a_broken_content_file_fails_and_keeps_the_previous_site(mini, capsys, c
     ]  # no staging folder left behind
 
 
+def test_a_dollar_in_a_story_from_a_table_prints_as_text(mini, capsys):
+    """A table's text is data, not markup: a story with dollar signs neither
+    opens math nor fails the build (it failed naming the deck, not the table)."""
+    content, tables, out = mini
+    story = "Tom had $5 and Sue had $6. She said: 2 < 3 & $ is money."
+    (tables / "story.json").write_text(json.dumps({"story": story}))
+    deck = (
+        "+++\ntitle = 'Story'\norder = 3\ntables = ['story']\n+++\n## A story\n\n"
+        '<p class="story">{{ data.story.story }}</p>\n\n'
+        "In a sentence: {{ data.story.story }}\n\nMath still works: $x^2$.\n"
+    )
+    (content / "decks" / "story.md").write_text(deck, encoding="utf-8")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 0, log
+    html = (out / "decks" / "story.html").read_text(encoding="utf-8")
+    body = unescape(html[html.index("<h2>A story</h2>") : html.index("</section>")])
+    assert body.count(story) == 2  # in the HTML block and in the Markdown sentence
+    assert body.count('class="katex"') == 1
+
+
 def test_a_corrupt_table_is_named(mini, capsys):
     content, tables, out = mini
     (tables / "mini.json").write_text('{"x": 1,', encoding="utf-8")
@@ -125,13 +148,13 @@ def test_missing_export_is_an_error_without_the_flag(mini, capsys, tmp_path):
 
 
 def test_export_is_copied_to_onnx(mini, capsys, tmp_path):
+    """The export (cross-checked first: tests/test_export_check.py) lands in onnx/, its marker left out."""
     content, tables, out = mini
-    export = tmp_path / "export"
-    export.mkdir()
-    (export / "metadata.json").write_text('{"ok": true}')
-    rc, log = run_build(capsys, content, tables, out, "--export", str(export))
+    rc, log = run_build(capsys, content, tables, out, "--export", str(EXPORT_DIR))
     assert rc == 0, log
-    assert (out / "onnx" / "metadata.json").read_text() == '{"ok": true}'
+    for f in ("metadata.json", "vocab.json", "presets.json", "attn4.onnx"):
+        assert (out / "onnx" / f).read_bytes() == (EXPORT_DIR / f).read_bytes()
+    assert not (out / "onnx" / MARKER).exists() and not (out / "onnx" / "cache.json").exists()
 
 
 def test_source_zip_is_small_sorted_and_timeless(tmp_path):
@@ -177,11 +200,12 @@ def test_export_tables_cli_is_deterministic_and_leaves_others(tmp_path, capsys):
     out = tmp_path / "tables"
     out.mkdir()
     (out / "someone_else.json").write_text("{}")
-    assert main(["--only", "maps", "corpus", "--out", str(out)]) == 0
+    assert main(["--only", "maps_mlp", "corpus_audit", "--out", str(out)]) == 0
     first = snapshot(out)
-    assert main(["--only", "maps", "corpus", "--out", str(out)]) == 0
+    assert main(["--only", "maps_mlp", "corpus_audit", "--out", str(out)]) == 0
     assert snapshot(out) == first
-    assert "someone_else.json" in first  # --only never removes other modules' tables
+    assert "someone_else.json" in first  # --only never removes other tables
+    assert sorted(first) == ["corpus_audit.json", "maps_mlp.json", "someone_else.json"]  # not what they needed
     text = (out / "maps_mlp.json").read_text(encoding="utf-8")
     assert json.loads(text)["example1"]["target_probability"] == 0.1444295048713684
     assert text == json.dumps(json.loads(text), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
@@ -196,29 +220,72 @@ def test_write_tables_removes_stale_files(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
 
 
-def test_tables_reject_nan_and_duplicate_names(monkeypatch):
+def test_tables_reject_nan_duplicate_names_and_unknown_ones(monkeypatch):
     import export.tables as tables
+    from export.tables.kit import registry
 
     with pytest.raises(tables.TablesError, match="not plain JSON"):
         tables.to_json("bad", {"x": float("nan")})
-    with pytest.raises(tables.TablesError, match="produced by both"):
-        tables.compute_all(["maps", "maps"])
+    tables.load_decks()
+    monkeypatch.setattr(registry, "ENTRIES", dict(registry.ENTRIES))
+    with pytest.raises(tables.TablesError, match="produced by both export/tables/maps/toy.py and"):
+        registry.table("maps_vocab")(lambda: {})
+    with pytest.raises(tables.TablesError, match="no deck or table named 'mpas'"):
+        tables.select(["mpas"])
+    assert tables.select(["part2"]) == tables.table_names("part2")
+
+
+def test_a_table_is_computed_once_and_reads_what_it_needs(monkeypatch):
+    """Each table runs once per run, after the tables it declares, and gets
+    their values; one that fails is named with its file."""
+    import export.tables as tables
+    from export.tables.kit import registry
+
+    tables.load_decks()
+    monkeypatch.setattr(registry, "ENTRIES", dict(registry.ENTRIES))
+    calls = []
+
+    @registry.value("test_base")
+    def base():
+        calls.append("base")
+        return {"n": 2}
+
+    @registry.table("test_double", needs=["test_base"])
+    def double(test_base):
+        calls.append("double")
+        return {"n": 2 * test_base["n"]}
+
+    @registry.table("test_square", needs=["test_base", "test_double"])
+    def square(test_base, test_double):
+        return {"n": test_base["n"] * test_double["n"]}
+
+    assert tables.compute(["test_square", "test_double"]) == {"test_double": {"n": 4}, "test_square": {"n": 8}}
+    assert calls == ["base", "double"]
+
+    @registry.table("test_broken", needs=["sources"])
+    def broken(sources):
+        raise ValueError("no such thing")
+
+    with pytest.raises(
+        tables.TablesError, match="test_build_site.py: table 'test_broken' failed: ValueError: no such thing"
+    ):
+        tables.compute(["test_broken"])
 
 
 def test_corpus_audit_table(tmp_path):
-    from export.tables import corpus
-    from export.tables._results_inputs import InputError
+    from export.tables.kit.sources import InputError, Sources
+    from export.tables.maps.corpus_audit import corpus_audit
 
-    missing = corpus.compute(tmp_path / "corpus_audit.json")["corpus_audit"]
+    missing = corpus_audit(Sources(models_dir=tmp_path))
     assert missing["available"] is False and "does not exist yet" in missing["reason"]
     audit = json.loads((ROOT / "models" / "corpus_audit.json").read_text())
-    table = corpus.compute()["corpus_audit"]
+    table = corpus_audit(Sources())
     assert table["available"] is True
     for row, split in zip(table["rows"], ("train", "validation", "test")):
         s = audit["splits"][split]
         assert row == [split, s["documents"], s["tokens"], s["tokens"] + s["documents"], s["unk_tokens"]]
     broken = json.loads(json.dumps(audit))
     broken["splits"]["train"]["windows"] += 1
-    (tmp_path / "audit.json").write_text(json.dumps(broken))
+    (tmp_path / "corpus_audit.json").write_text(json.dumps(broken))
     with pytest.raises(InputError, match="tokens \\+ stories"):
-        corpus.compute(tmp_path / "audit.json")
+        corpus_audit(Sources(models_dir=tmp_path))

@@ -123,6 +123,22 @@ def test_direction_words_follow_the_values(tmp_path):
         render(tmp_path, body, tables={"t": dict(TABLES["t"], a=2.0, b=2.0)})
 
 
+def test_equal_values_get_the_word_for_same_never_a_direction(tmp_path):
+    """Equal values (issue 25, point 6): the word for "same", in both orders of
+    the two paths, and a difference of one ulp is a direction again."""
+    body = "## S\n\nFour heads {{ m.compare('t.a', 't.b', 'lower', 'raise', 'match') }} it."
+    for a, b, word in (
+        (2.0, 2.0, "match"),
+        (0.1 + 0.2, 0.30000000000000004, "match"),
+        (2.0, 2.0000000000000004, "lower"),
+    ):
+        html = html_of(render(tmp_path, body, tables={"t": dict(TABLES["t"], a=a, b=b)}))
+        assert re.search(rf'data-words="lower\|raise\|match">{word}</span>', html), (a, b, html)
+    swapped = body.replace("'t.a', 't.b'", "'t.b', 't.a'")
+    html = html_of(render(tmp_path, swapped, tables={"t": dict(TABLES["t"], a=2.0, b=2.0)}))
+    assert ">match</span>" in html
+
+
 # ---- every built deck ---------------------------------------------------------------
 
 BLOCKS = {

@@ -16,11 +16,11 @@ import onnx
 import pytest
 import torch
 
+import export.__main__
 from common.files import sha256_file
 from common.layout import MODELS, ModelsFolder
-from common.settings import EXPORT_DIR as EXPORT
+from common.settings import EXPORT_DIR
 from export import pipeline
-from export.__main__ import main as export_main
 from export.decoding import generate
 from export.onnx_export import ort_run, ort_session
 from export.parity import attention_matrices
@@ -31,13 +31,13 @@ from models.tokenizer import BOS_ID, PAD_ID, UNK_ID
 
 
 def read(name: str):
-    return json.loads((EXPORT / name).read_text(encoding="utf-8"))
+    return json.loads((EXPORT_DIR / name).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
 def exported() -> Path:
-    assert (EXPORT / "metadata.json").exists(), "build/export is missing: run `make site` (make test does)"
-    return EXPORT
+    assert (EXPORT_DIR / "metadata.json").exists(), "build/export is missing: run `make site` (make test does)"
+    return EXPORT_DIR
 
 
 @pytest.fixture(scope="module")
@@ -270,7 +270,7 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_models,
     data[len(data) // 2] ^= 0xFF
     weights.write_bytes(bytes(data))
     before = (out / "metadata.json").read_bytes()
-    assert export_main(["--models", str(scratch_models.root), "--out", str(out), "--force"]) == 2
+    assert export.__main__.main(["--models", str(scratch_models.root), "--out", str(out), "--force"]) == 2
     err = capsys.readouterr().err
     assert str(weights) in err and "corrupt" in err
     assert (out / "metadata.json").read_bytes() == before
@@ -279,7 +279,7 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_models,
 
     # a missing checkpoint is named too
     scratch_models.info("attn4").unlink()
-    assert export_main(["--models", str(scratch_models.root), "--out", str(out)]) == 2
+    assert export.__main__.main(["--models", str(scratch_models.root), "--out", str(out)]) == 2
     assert str(scratch_models.info("attn4")) in capsys.readouterr().err
     assert (out / "metadata.json").read_bytes() == before
 
@@ -291,3 +291,37 @@ def test_up_to_date_notices_a_damaged_output(exported, tmp_path):
     assert pipeline.up_to_date(out, key)
     (out / "attn4.onnx").write_bytes(b"not a model")
     assert not pipeline.up_to_date(out, key)
+
+
+def test_head_switch_graphs_are_the_first_graphs_with_a_head_mask(exported, metadata, parity, torch_models):
+    """<kind>.heads.onnx: every head on gives the first graph's outputs bit for
+    bit; a head off zeroes its message before W_O, as export.ablation does in
+    PyTorch. A hidden word fed as PAD is the same as masking it as a key."""
+    from export.ablation import ablated_attend, head_mask, hidden_slots
+
+    ids = np.array([c["ids"] for c in parity["contexts"]], dtype=np.int64)
+    for kind in ("attn1", "attn4"):
+        entry = metadata["models"][kind]["heads_graph"]
+        path = exported / entry["file"]
+        assert entry["sha256"] == sha256_file(path) and entry["inputs"] == ["context_ids", "head_mask"]
+        heads, model = metadata["models"][kind]["heads"], torch_models[kind]
+        main = ort_run(ort_session(exported / f"{kind}.onnx"), ids)
+        session = ort_session(path)
+        on = ort_run(session, ids, mask=np.ones((len(ids), heads)))
+        assert all(np.array_equal(on[k], main[k]) for k in main), kind
+        for off in ([0], [heads - 1], list(range(heads))):
+            got = ort_run(session, ids, mask=np.array([head_mask(heads, off)] * len(ids)))
+            want, weights = ablated_attend(model, torch.from_numpy(ids), off)
+            assert np.abs(got["logits"] - want.numpy()).max() <= 1e-4, (kind, off)
+            assert np.array_equal(got["attention"], main["attention"])  # weights do not depend on W_O
+        # hiding history positions 30 and 40 of an 80-token history: PAD in the feed == masked keys
+        history = list(range(10, 10 + 80))
+        mask = torch.tensor([hidden_slots(len(history), [30, 40, len(history) - 1])])
+        assert mask.sum() == 2  # the newest token is never hidden
+        window = torch.tensor([history[-64:]])
+        fed = window.masked_fill(mask, PAD_ID).numpy()
+        got = ort_run(ort_session(exported / f"{kind}.onnx"), fed)
+        want, weights = ablated_attend(model, window, (), mask)
+        assert np.abs(got["logits"] - want.numpy()).max() <= 1e-4
+        assert np.abs(got["attention"] - weights.numpy()).max() <= 1e-6
+        assert np.all(got["attention"][0][:, mask[0].numpy()] == 0.0)

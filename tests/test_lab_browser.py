@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import BASE_FLAGS, CHROMIUM, PageWatch, linked_site
+from conftest import PageWatch, linked_site
 
+from common.chromium import evaluate, launch
 from common.settings import SITE_ONNX
 from export.decoding import context_window, start_history
 from export.parity import attention_matrices, teacher_forced
@@ -27,20 +28,9 @@ KINDS = ["mlp", "attn1", "attn4"]
 TOLERANCE = 1e-4
 
 
-def call(page, expression: str, arg=None, timeout_s: float = 300):
-    """page.evaluate of an async function body, failing (not hanging) after timeout_s."""
-    script = f"""async (arg) => {{
-        const work = (async () => {{ {expression} }})();
-        const limit = new Promise((_, reject) =>
-            setTimeout(() => reject(new Error('timed out after {timeout_s} s')), {int(timeout_s * 1000)}));
-        return Promise.race([work, limit]);
-    }}"""
-    return page.evaluate(script, arg)
-
-
 def open_lab(page, url: str, query: str = ""):
     page.goto(f"{url}/lab/{query}")
-    return call(page, "return await window.lab.ready;", timeout_s=240)
+    return evaluate(page, "return await window.lab.ready;", timeout_s=240)
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +106,7 @@ def test_browser_logits_match_pytorch(lab, references, backend):
     parity = references["parity"]
     contexts = [c["ids"] for c in parity["contexts"]]
     for kind in KINDS:
-        out = call(
+        out = evaluate(
             lab,
             """const r = await window.lab.run(arg.kind, arg.contexts, {backend: arg.backend});
                            return {logits: r.logits.map((row) => Array.from(row)), attention: r.attention,
@@ -151,7 +141,7 @@ def test_browser_continuations_match_python(lab, references, backend, mode):
     }
     if mode != "greedy":
         settings.update(parity["decoding"][mode])  # "filtered": top-k then top-p
-    results = call(lab, "return await window.lab.generateMany(arg);", settings)
+    results = evaluate(lab, "return await window.lab.generateMany(arg);", settings)
     assert len(results) == len(presets)
     for preset, result in zip(presets, results):
         assert result["prompt_ids"] == preset["prompt_ids"]
@@ -174,7 +164,7 @@ def test_browser_continuations_match_python(lab, references, backend, mode):
 def test_top_k_one_and_tiny_top_p_sample_the_greedy_continuation(lab, references, filters):
     parity = references["parity"]
     presets = references["presets"]
-    results = call(
+    results = evaluate(
         lab,
         "return await window.lab.generateMany(arg);",
         {
@@ -210,7 +200,7 @@ def test_score_matches_pytorch_teacher_forcing(lab, references, torch_models, vo
     if backend == "webgpu":  # SwiftShader is slow: the held-out story and the typed texts
         held_out = next(p for p in references["presets"] if p["group"] == "Held-out test story")
         texts = [(held_out["source"]["text"], True)] + texts[-2:]
-    got = call(
+    got = evaluate(
         lab,
         """const out = [];
         for (const [text, eos] of arg.texts) out.push(await window.lab.score({text, eos, backend: arg.backend}));
@@ -246,7 +236,7 @@ def test_attention_matrix_matches_forward_details(lab, references, torch_models,
     contexts = [c["ids"] for c in references["parity"]["contexts"]]
     for kind in ("attn1", "attn4"):
         got = np.array(
-            call(
+            evaluate(
                 lab,
                 """const out = [];
             for (const ids of arg.contexts) {
@@ -265,14 +255,14 @@ def test_attention_matrix_matches_forward_details(lab, references, torch_models,
         pad_rows = np.array(contexts)[:, None, :] == 0
         assert np.all(got.sum(-1)[np.broadcast_to(pad_rows, got.shape[:3])] == 0.0)
     with pytest.raises(Exception, match="no attention"):
-        call(lab, "return await window.lab.attentionMatrix('mlp', arg);", contexts[0])
+        evaluate(lab, "return await window.lab.attentionMatrix('mlp', arg);", contexts[0])
 
 
 def test_single_prompt_generation_matches_python(lab, references):
     """The ordinary one-prompt path (what the Generate button runs), on WebGPU."""
     parity = references["parity"]
     preset = next(p for p in references["presets"] if p["group"] == "Held-out test story")
-    result = call(
+    result = evaluate(
         lab,
         "return await window.lab.generate(arg);",
         {
@@ -293,7 +283,7 @@ def test_single_prompt_generation_matches_python(lab, references):
 def test_browser_tokenizer_matches_python(lab, vocab):
     """Node runs web/core in tests/test_decoding_parity.py; the browser's own ICU must agree too."""
     tricky = json.loads((Path(__file__).parent / "fixtures_lab" / "tricky_strings.json").read_text(encoding="utf-8"))
-    got = call(lab, "return arg.map((s) => window.lab.tokenize(s));", tricky["strings"])
+    got = evaluate(lab, "return arg.map((s) => window.lab.tokenize(s));", tricky["strings"])
     for text, g in zip(tricky["strings"], got):
         ids = vocab.encode(text)
         assert g["tokens"] == tokenize(text), repr(text)
@@ -346,7 +336,7 @@ def test_hostile_prompts_are_text_and_are_cropped(page, site_url, vocab):
             "(v) => { const t = document.querySelector('#prompt'); t.value = v; t.dispatchEvent(new Event('input')); }",
             prompt,
         )
-        result = call(
+        result = evaluate(
             page, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 3, backend: 'wasm'});", prompt
         )
         ids = vocab.encode(prompt)
@@ -410,7 +400,9 @@ def test_stop_ends_a_long_generation(page, site_url):
 def test_inspect_a_step_shows_top10_and_attention(page, site_url, references, vocab):
     open_lab(page, site_url, "?backend=wasm")
     preset = next(p for p in references["presets"] if p["group"] == "Held-out test story")
-    result = call(page, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 24});", preset["prompt"])
+    result = evaluate(
+        page, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 24});", preset["prompt"]
+    )
     step = 3
     assert all(len(result["models"][k]["ids"]) > step for k in KINDS)
     page.click(f'.model-card[data-kind="attn4"] .tok[data-step="{step}"]')
@@ -471,7 +463,7 @@ def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_pat
         assert "SHA-256" in page.locator('.model-card[data-kind="attn1"] .model-error').text_content()
         assert "missing" in page.locator('.model-card[data-kind="attn4"] .model-error').text_content()
         # the working model still generates; the broken ones report an error instead of hanging
-        result = call(page, "return await window.lab.generate({prompt: 'the cat', limit: 2});", timeout_s=60)
+        result = evaluate(page, "return await window.lab.generate({prompt: 'the cat', limit: 2});", timeout_s=60)
         assert result["models"]["mlp"]["error"] is None and result["models"]["mlp"]["calls"] >= 1
         assert result["models"]["attn1"]["stop"] == "error" and result["models"]["attn4"]["stop"] == "error"
         for kind in KINDS:  # each card's stop label names its own reason
@@ -488,9 +480,7 @@ def test_corrupt_and_missing_model_files_are_reported(browser, site_dir, tmp_pat
 
 
 def test_automatic_runtime_falls_back_to_wasm_without_webgpu(playwright_instance, site_url):
-    browser = playwright_instance.chromium.launch(
-        executable_path=CHROMIUM, headless=True, args=BASE_FLAGS + ["--disable-blink-features=WebGPU"]
-    )
+    browser = launch(playwright_instance, "no-webgpu")
     try:
         page = browser.new_page()
         watch = PageWatch(page, site_url)
@@ -498,7 +488,7 @@ def test_automatic_runtime_falls_back_to_wasm_without_webgpu(playwright_instance
         assert status["ok"] and status["backend"] == "wasm"
         assert "WebGPU" in status["fallback_reason"] or "navigator.gpu" in status["fallback_reason"]
         assert "Automatic choice, WASM" in page.locator("#fallback-line").text_content()
-        result = call(page, "return await window.lab.generate({prompt: 'the dog', limit: 2});")
+        result = evaluate(page, "return await window.lab.generate({prompt: 'the dog', limit: 2});")
         assert all(result["models"][k]["backend"] == "wasm" for k in KINDS)
         # forcing WebGPU says why it cannot
         page.select_option("#backend", "webgpu")

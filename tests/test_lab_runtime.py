@@ -10,9 +10,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import BASE_FLAGS, CHROMIUM, PageWatch, linked_site
-from test_lab_browser import call, open_lab
+from conftest import PageWatch, build_of, linked_site, wait_kept
+from test_lab_browser import open_lab
 
+from common.chromium import evaluate, launch
 from common.settings import SITE_ONNX, TOKEN_LIMIT
 from site_builder.serve import start_server
 
@@ -58,19 +59,20 @@ def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_off
     bars = page.locator("#load-progress progress").evaluate_all("els => els.map((e) => [e.value, e.max])")
     assert len(bars) == 4 and all(v == m > 0 for v, m in bars), bars
     assert not page.locator("#generate").is_disabled()
-    online = call(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4});")
+    online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4});")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    page.wait_for_function("caches.open('attention-course-shell-v1').then((c) => c.keys()).then((k) => k.length > 5)")
+    build = build_of(site_dir)
+    wait_kept(page, build, ["/lab/", "/lab/lab.js", "/lab/worker.js", "/core/decoding.js", "/assets/site.css"])
     page.wait_for_timeout(500)  # the page's last cache writes
     # network off: a reload still opens the lab from the offline copy, checks the models and generates
     context.set_offline(True)
     before = server.bytes_sent
     page.reload()
-    status = call(page, "return await window.lab.ready;", timeout_s=240)
+    status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
     assert status["ok"] and status["backend"] == "wasm", status
     assert status["network_bytes"] == 0 and status["runtime"]["from"] == "cache"
     assert all(status["models"][k]["ok"] and status["models"][k]["from"] == "cache" for k in KINDS)
-    offline = call(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4});")
+    offline = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4});")
     for k in KINDS:
         assert offline["models"][k]["ids"] == online["models"][k]["ids"] and offline["models"][k]["error"] is None
     assert server.bytes_sent == before
@@ -95,7 +97,7 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
             await c.put(url, new Response(new Uint8Array([1, 2, 3])));
         }""")
         page.reload()
-        status = call(page, "return await window.lab.ready;", timeout_s=240)
+        status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
         assert status["models"]["attn1"]["ok"] and status["models"]["attn1"]["from"].startswith("network")
         assert status["models"]["mlp"]["from"] == "cache"
         size = page.evaluate("""async () => {
@@ -151,7 +153,7 @@ def wasm_lab(browser, site_url):
 
 def works(page):
     """The lab still generates, and Generate is enabled afterwards."""
-    result = call(
+    result = evaluate(
         page, "return await window.lab.generate({prompt: 'the dog', limit: 2, backend: 'wasm'});", timeout_s=120
     )
     assert all(result["models"][k]["error"] is None and result["models"][k]["new_tokens"] >= 1 for k in KINDS)
@@ -159,11 +161,13 @@ def works(page):
 
 
 def rejection(page, body: str, arg=None) -> str:
-    return call(page, f"try {{ {body}; return 'resolved'; }} catch (err) {{ return err.message; }}", arg, timeout_s=120)
+    return evaluate(
+        page, f"try {{ {body}; return 'resolved'; }} catch (err) {{ return err.message; }}", arg, timeout_s=120
+    )
 
 
 def test_two_generations_in_one_tick(wasm_lab):
-    out = call(
+    out = evaluate(
         wasm_lab,
         """
         const first = window.lab.generate({prompt: 'the cat', limit: 3});
@@ -178,7 +182,7 @@ def test_two_generations_in_one_tick(wasm_lab):
 
 
 def test_stop_in_the_same_tick_stops_the_generation(wasm_lab):
-    out = call(
+    out = evaluate(
         wasm_lab,
         """
         const run = window.lab.generate({prompt: 'the cat', limit: 200});
@@ -195,7 +199,7 @@ def test_benchmark_is_bounded_and_stoppable(wasm_lab):
         wasm_lab, "await window.lab.benchmark('mlp', {runs: 1e9})"
     )
     assert "runs must be an integer" in rejection(wasm_lab, "await window.lab.benchmark('mlp', {runs: 2.5})")
-    out = call(
+    out = evaluate(
         wasm_lab,
         """
         const run = window.lab.benchmark('mlp', {runs: 10000, backend: 'wasm'});
@@ -246,18 +250,18 @@ def test_temperature_has_a_documented_minimum(wasm_lab):
             wasm_lab, "await window.lab.generate({prompt: 'a', mode: 'sampled', temperature: arg, limit: 2})", t
         )
         assert "temperature must be a number from 0.001" in why, (t, why)
-    assert call(wasm_lab, "return window.lab.limits.min_temperature;") == 1e-3
-    out = call(
+    assert evaluate(wasm_lab, "return window.lab.limits.min_temperature;") == 1e-3
+    out = evaluate(
         wasm_lab,
         "return await window.lab.generate({prompt: 'the cat', mode: 'sampled', temperature: 0.001, limit: 3});",
     )
-    greedy = call(wasm_lab, "return await window.lab.generate({prompt: 'the cat', mode: 'greedy', limit: 3});")
+    greedy = evaluate(wasm_lab, "return await window.lab.generate({prompt: 'the cat', mode: 'greedy', limit: 3});")
     assert {k: out["models"][k]["ids"] for k in KINDS} == {k: greedy["models"][k]["ids"] for k in KINDS}
     works(wasm_lab)
 
 
 def test_right_to_left_override_in_a_prompt_stays_inside_it(wasm_lab):
-    call(wasm_lab, "return await window.lab.generate({prompt: 'the cat \\u202e said', limit: 6, mode: 'greedy'});")
+    evaluate(wasm_lab, "return await window.lab.generate({prompt: 'the cat \\u202e said', limit: 6, mode: 'greedy'});")
     for kind in KINDS:
         xs = wasm_lab.locator(f'.model-card[data-kind="{kind}"] .tok.gen').evaluate_all(
             "els => els.map((e) => [e.getBoundingClientRect().left, e.getBoundingClientRect().top])"
@@ -269,9 +273,7 @@ def test_right_to_left_override_in_a_prompt_stays_inside_it(wasm_lab):
 
 
 def test_recovering_from_a_failed_runtime_enables_generate(playwright_instance, site_url):
-    browser = playwright_instance.chromium.launch(
-        executable_path=CHROMIUM, headless=True, args=BASE_FLAGS + ["--disable-blink-features=WebGPU"]
-    )
+    browser = launch(playwright_instance, "no-webgpu")
     try:
         page = browser.new_page()
         status = open_lab(page, site_url, "?backend=webgpu")
@@ -350,3 +352,35 @@ def test_the_lab_reads_its_context_width_and_token_limit_from_the_build(browser,
     finally:
         context.close()
         server.shutdown()
+
+
+def test_each_model_is_usable_as_soon_as_its_own_file_is_checked(browser, counted_site):
+    """Progressive readiness over a throttled link: the runtime, then the models
+    smallest first; a model's card says when it is ready, Generate runs the ready
+    ones while the others still download, and lab.ready reports both times."""
+    from bench.lab import throttle
+
+    _, url = counted_site
+    context = browser.new_context()
+    page = context.new_page()
+    throttle(context, page, 30, 5)
+    page.goto(f"{url}/lab/?backend=wasm")
+    page.wait_for_selector('.model-card[data-kind="attn1"] .model-status[data-state="ready"]', timeout=120_000)
+    assert page.get_attribute('.model-card[data-kind="mlp"] .model-status', "data-state") == "loading"
+    assert not page.locator("#generate").is_disabled()
+    assert "Still downloading" in page.locator("#generate-why").text_content()
+    page.fill("#limit", "3")
+    page.click("#generate")
+    page.wait_for_function(
+        "document.querySelector('.model-card[data-kind=\"mlp\"] [data-stat=stop]').dataset.reason === 'waiting'"
+    )
+    page.wait_for_selector('.model-card[data-kind="attn1"] .tok.gen')
+    assert "still downloading" in page.locator('.model-card[data-kind="mlp"] .stop-explain').text_content()
+    status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
+    assert status["ok"]
+    first, ready = status["first_model_ready_ms"], status["page_ms"]
+    assert status["models"]["attn1"]["ready_page_ms"] == first < status["models"]["mlp"]["ready_page_ms"] <= ready
+    assert first <= 0.75 * ready, (first, ready)
+    for kind in KINDS:
+        assert page.get_attribute(f'.model-card[data-kind="{kind}"] .model-status', "data-state") == "ready"
+    context.close()

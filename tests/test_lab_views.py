@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from test_lab_browser import KINDS, call, open_lab
+from test_lab_browser import KINDS, open_lab
 
+from common.chromium import evaluate
 from export.decoding import BANNED, context_window, kept_ids, sampling_weights, start_history
 from models.tokenizer import detokenize, tokenize
 
@@ -61,7 +62,7 @@ def stop_labels_match(page, result):
 
 def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch_models, vocab):
     prompt = "Once upon a time, there was a little"
-    result = call(
+    result = evaluate(
         lab,
         "return await window.lab.generate(arg);",
         {
@@ -125,7 +126,7 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
     set_value(lab, "#top-p", "1")
     assert not lab.locator("#top-k-error").is_visible()
     with pytest.raises(Exception, match="top-p"):
-        call(lab, "return await window.lab.generate({prompt: 'the', mode: 'sampled', top_p: 0});")
+        evaluate(lab, "return await window.lab.generate({prompt: 'the', mode: 'sampled', top_p: 0});")
     assert lab.locator("#top-p-error").is_visible()
     set_value(lab, "#top-p", "1")
     assert not lab.watch.errors
@@ -133,7 +134,7 @@ def test_sampled_with_column_is_the_tempered_softmax_and_redraws_live(lab, torch
 
 def test_same_context_comparison_and_score_this(lab, torch_models, vocab):
     prompt = "The dog ran to the park and"
-    result = call(
+    result = evaluate(
         lab,
         "return await window.lab.generate(arg);",
         {"prompt": prompt, "mode": "greedy", "limit": 5, "backend": "wasm"},
@@ -168,7 +169,7 @@ MARKUP = "Tom said <b>hi</b> <? & <!-- not a comment --> &amp; 3 < 4 <script>x</
 
 
 def test_markup_prompt_is_echoed_verbatim_everywhere(lab, vocab):
-    result = call(
+    result = evaluate(
         lab, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 3, backend: 'wasm'});", MARKUP
     )
     assert lab.input_value("#prompt") == MARKUP
@@ -183,7 +184,7 @@ def test_markup_prompt_is_echoed_verbatim_everywhere(lab, vocab):
     chips = lab.locator("#preview .tok").all_text_contents()
     assert chips == ["<BOS>"] + [t + ("UNK" if vocab.encode(t) == [3] else "") for t in tokens]
     # score mode shows the same tokens
-    call(lab, "return await window.lab.score({text: arg});", MARKUP)
+    evaluate(lab, "return await window.lab.score({text: arg});", MARKUP)
     words = lab.locator(".score-tok .score-word").all_text_contents()
     assert [w.strip() for w in words] == tokens
     assert lab.locator("#workbench b, #outputs b, #score-body b, #outputs script, #score-body script").count() == 0
@@ -211,7 +212,7 @@ def test_stop_labels_match_stop_reasons(lab, references):
     eos_kind = next(
         k for k in KINDS if references["parity"]["continuations"][k]["ood-technical"]["greedy"]["stop"] == "eos"
     )
-    result = call(
+    result = evaluate(
         lab,
         "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 4, backend: 'wasm'});",
         ood["prompt"],
@@ -229,7 +230,7 @@ def test_stop_labels_match_stop_reasons(lab, references):
         if result["models"][k]["stop"] != "eos"
     )
     # stopped by the user, with the Stop button, as soon as the first token shows
-    result = call(
+    result = evaluate(
         lab,
         """const run = window.lab.generate({prompt: arg, mode: 'greedy', limit: 1024, backend: 'wasm'});
         while (!document.querySelector('.model-card[data-kind="attn4"] .tok.gen')) {
@@ -249,7 +250,7 @@ def test_stop_labels_match_stop_reasons(lab, references):
 
 
 def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
-    call(
+    evaluate(
         lab,
         "return await window.lab.generate({prompt: 'the cat sat on the', mode: 'greedy', limit: 6, backend: 'wasm'});",
     )
@@ -257,15 +258,15 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
     chip.focus()
     lab.keyboard.press("Enter")
     lab.wait_for_selector('.inspect-attention[data-kind="attn1"] table.attention')
-    active = lab.evaluate(
-        "() => [document.activeElement.dataset.step, document.activeElement.closest('.model-card')?.dataset.kind]"
-    )
-    assert active == ["2", "attn1"]
+    # focus moves to the inspect panel's heading (it did not fall to the body)
+    lab.wait_for_function("document.activeElement.id === 'inspect-heading'")
     assert chip.get_attribute("aria-pressed") == "true"
     assert lab.get_attribute("#inspect-body", "aria-live") == "polite"
-    # Tab onward reaches the next chip (focus did not fall to the body)
-    lab.keyboard.press("Tab")
+    # the token strip is one Tab stop; the arrow keys move inside it
+    chip.focus()
+    lab.keyboard.press("ArrowRight")
     assert lab.evaluate("document.activeElement.dataset.step") == "3"
+    assert lab.evaluate("document.activeElement.tabIndex") == 0 and chip.evaluate("c => c.tabIndex") == -1
     # heatmap cells: one tab stop, arrow keys move, each cell names its weight
     cell = lab.locator('.inspect-attention[data-kind="attn1"] td.cell[tabindex="0"]')
     cell.focus()
@@ -276,6 +277,7 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
     # the full matrix reads out a weight from the keyboard
     lab.locator('.inspect-attention[data-kind="attn4"] details.matrix-details summary').click()
     canvas = lab.locator('.inspect-attention[data-kind="attn4"] canvas.matrix').first
+    canvas.wait_for()
     canvas.focus()
     lab.keyboard.press("ArrowLeft")
     readout = lab.locator('.inspect-attention[data-kind="attn4"] .readout').first.text_content()
@@ -283,13 +285,16 @@ def test_keyboard_flow_keeps_focus_and_announces_the_panel(lab):
 
 
 def test_axe_finds_no_serious_violation_after_generate_and_inspect(lab):
-    call(
+    evaluate(
         lab,
         "return await window.lab.generate({prompt: 'the dog', mode: 'sampled', seed: 2, limit: 5, backend: 'wasm'});",
     )
     lab.click('.model-card[data-kind="attn4"] .tok[data-step="1"]')
     lab.wait_for_selector('.inspect-attention[data-kind="attn4"] table.attention')
     lab.locator('.inspect-attention[data-kind="attn1"] details.matrix-details summary').click()
+    lab.locator('.inspect-attention[data-kind="attn1"] canvas.matrix').first.wait_for()
+    lab.locator('.inspect-attention[data-kind="attn4"] .head-toggle[data-head="0"]').click()  # an experiment on
+    lab.wait_for_selector(".intervention .restore")
     lab.add_script_tag(path=str(AXE))
     found = lab.evaluate(
         "async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact,"
@@ -297,7 +302,7 @@ def test_axe_finds_no_serious_violation_after_generate_and_inspect(lab):
     )
     bad = [v for v in found if v["impact"] in ("serious", "critical")]
     assert not bad, bad
-    call(lab, "return await window.lab.score({text: 'the dog ran'});")
+    evaluate(lab, "return await window.lab.score({text: 'the dog ran'});")
     lab.click('.score-tok[data-index="1"]')
     lab.wait_for_selector("#score-detail table.top10")
     found = lab.evaluate("async () => (await axe.run(document)).violations.map((v) => ({id: v.id, impact: v.impact}))")
@@ -314,7 +319,7 @@ def test_phone_shows_one_model_at_a_time_and_never_scrolls_sideways(browser, sit
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
     assert open_lab(page, site_url, "?backend=wasm")["ok"]
-    call(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 8});")
+    evaluate(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 8});")
     visible = [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()]
     assert visible == ["mlp"]
     page.click('#model-tabs button[data-kind="attn4"]')
@@ -336,14 +341,15 @@ def test_slide_links_land_on_the_slides_that_teach_them(lab, site_dir):
     is the one web/lab/slides.js names (read here from the built deck)."""
     hrefs = lab.locator("a[data-slide]").evaluate_all("as => as.map((a) => [a.dataset.slide, a.getAttribute('href')])")
     slides = lab.evaluate("async () => (await import('./slides.js')).SLIDES")
-    assert {k for k, _ in hrefs} >= {"greedy", "temperature", "eos", "unk", "perplexity", "results"}
+    assert {k for k, _ in hrefs} >= {"greedy", "temperature", "topk", "topp", "eos", "unk", "perplexity", "results"}
+    assert slides["temperature"]["deck"] == slides["topk"]["deck"] == slides["topp"]["deck"] == "part3"
     expected = {}
+    heading = re.compile(
+        r'<section data-slide="(\d+)"[^>]*>\s*(?:<div class="slide-head">\s*)?<h2[^>]*>(.*?)</h2>', re.S
+    )
     for key, spec in slides.items():
         html = (site_dir / "decks" / f"{spec['deck']}.html").read_text(encoding="utf-8")
-        headings = {
-            int(m.group(1)): re.sub(r"<[^>]+>", "", m.group(2)).strip()
-            for m in re.finditer(r'<section data-slide="(\d+)"[^>]*>\s*<h2[^>]*>(.*?)</h2>', html, re.S)
-        }
+        headings = {int(m.group(1)): re.sub(r"<[^>]+>", "", m.group(2)).strip() for m in heading.finditer(html)}
         found = sorted(i for i, h in headings.items() if h == spec["title"])
         assert found, f"web/lab/slides.js {key}: no slide of {spec['deck']} is headed {spec['title']!r}"
         expected[key] = f"../decks/{spec['deck']}.html#/{found[0]}"

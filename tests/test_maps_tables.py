@@ -1,5 +1,5 @@
 """The worked numbers of the "Training and inference maps" deck (seed 003),
-as computed by export/tables/maps.py with the project's own code."""
+as computed by export/tables/maps/ with the project's own code."""
 
 from __future__ import annotations
 
@@ -9,13 +9,19 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from export.tables import maps
+from export.tables import compute
 from models.nets import FixedWindowMLP, MLPConfig
 
 
 @pytest.fixture(scope="module")
 def t():
-    return maps.compute()
+    """The toy's tables (the deck's stories, audit and figures need more inputs)."""
+    return compute(
+        [
+            f"maps_{name}"
+            for name in ("tokenize", "vocab", "story", "windows", "batch", "mlp", "attention", "generation")
+        ]
+    )
 
 
 def test_toy_vocabulary_and_specials(t):
@@ -87,7 +93,7 @@ def test_histories_by_width_and_batches(t):
     assert b["X_shape"] == [2, 4] and b["y_shape"] == [2]
     assert b["batch_sizes"] == [2, 2, 2, 1] and b["steps_per_pass"] == 4
     assert b["dims"] == {"B": 2, "w": 4, "C": 10, "d": 4, "h": 8, "d_k": 3, "d_v": 2, "wd": 16, "Bh": 16}
-    assert b["lily_slots"] == [2, 1]  # ID 8 ("lily") in X[0] = [0, 1, 8, 7] and X[1] = [1, 8, 7, 5]
+    assert b["lily_slots"] == [3, 2]  # ID 8 ("lily") in X[0] = [0, 1, 8, 7] and X[1] = [1, 8, 7, 5], from 1
     assert b["course"]["presentations"] == b["course"]["steps"] * b["course"]["batch_size"]
 
 

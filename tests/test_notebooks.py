@@ -18,8 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from site_builder import notebooks as nbs
-from site_builder.archive import NAME as ZIP_NAME
+from site_builder import notebooks
+from site_builder.archive import ZIP_NAME
 from site_builder.assemble import BuildError
 from site_builder.build import Inputs, build
 
@@ -31,16 +31,16 @@ ALL_MATCH = re.compile(r"all (\d+) values match the deck's tables")
 
 def test_every_deck_has_a_notebook():
     assert DECKS, "no decks found"
-    assert [p.stem for p in nbs.sources()] == DECKS
+    assert [p.stem for p in notebooks.sources()] == DECKS
 
 
 def executed(name: str):
     """The executed notebook for the current inputs (built copy if fresh, else run now)."""
-    source = nbs.SOURCES / f"{name}.py"
-    digest = nbs.fingerprint(source)
-    if nbs.is_fresh(source, nbs.OUT, digest):
-        return nbformat.read(str(nbs.OUT / f"{name}.ipynb"), as_version=4)
-    return nbs.execute(source)
+    source = notebooks.SOURCES / f"{name}.py"
+    digest = notebooks.fingerprint(source)
+    if notebooks.is_fresh(source, notebooks.OUT, digest):
+        return nbformat.read(str(notebooks.OUT / f"{name}.ipynb"), as_version=4)
+    return notebooks.execute(source)
 
 
 def final_output(nb) -> str:
@@ -51,7 +51,7 @@ def final_output(nb) -> str:
 @pytest.mark.parametrize("name", DECKS)
 def test_notebook_runs_clean_and_matches_its_deck(name):
     nb = executed(name)
-    assert nbs.errors(nb) == []
+    assert notebooks.errors(nb) == []
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code), "a cell did not run"
     text = final_output(nb)
@@ -69,7 +69,7 @@ def test_notebook_runs_clean_and_matches_its_deck(name):
 
 def tampered_tables(tmp_path: Path, table: str, path: list, factor: float) -> Path:
     tables = tmp_path / "tables"
-    shutil.copytree(nbs.TABLES, tables)
+    shutil.copytree(notebooks.TABLES, tables)
     data = json.loads((tables / f"{table}.json").read_text(encoding="utf-8"))
     node = data
     for part in path[:-1]:
@@ -85,8 +85,8 @@ def test_a_wrong_number_in_the_deck_fails_the_notebook(tmp_path):
     tables = tampered_tables(tmp_path, "maps_mlp", ["example1", "target_probability"], 1.001)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    with pytest.raises(nbs.NotebookError) as info:
-        nbs.execute(nbs.SOURCES / "maps.py", tables=tables, cwd=elsewhere)
+    with pytest.raises(notebooks.NotebookError) as info:
+        notebooks.execute(notebooks.SOURCES / "maps.py", tables=tables, cwd=elsewhere)
     message = str(info.value)
     assert "maps.py" in message and "AssertionError" in message
     assert "maps_mlp.example1.target_probability" in message
@@ -109,16 +109,16 @@ def test_only_changed_notebooks_are_executed_again(tmp_path):
     tiny_notebook(folder)
     tables.mkdir()
     (tables / "t.json").write_text('{"x": 1}', encoding="utf-8")
-    first = nbs.run_all(folder, tables, out, log=lambda *_: None)
+    first = notebooks.run_all(folder, tables, out, log=lambda *_: None)
     assert first["tiny"] is not None and (out / "tiny.ipynb").is_file()
     nb = nbformat.read(str(out / "tiny.ipynb"), as_version=4)
     nbformat.validate(nb)
     assert final_output(nb) == "1\n"
-    assert nbs.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is None  # cached
+    assert notebooks.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is None  # cached
     (tables / "t.json").write_text('{"x": 2}', encoding="utf-8")  # a table changed
-    assert nbs.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is not None
+    assert notebooks.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is not None
     assert final_output(nbformat.read(str(out / "tiny.ipynb"), as_version=4)) == "2\n"
-    assert nbs.run_all(folder, tables, out, force=True, log=lambda *_: None)["tiny"] is not None
+    assert notebooks.run_all(folder, tables, out, force=True, log=lambda *_: None)["tiny"] is not None
 
 
 def test_fingerprint_follows_source_tables_and_code(tmp_path):
@@ -129,14 +129,14 @@ def test_fingerprint_follows_source_tables_and_code(tmp_path):
     root = tmp_path / "root"
     (root / "models").mkdir(parents=True)
     (root / "models" / "nets.py").write_text("A = 1\n", encoding="utf-8")
-    base = nbs.fingerprint(source, tables, root)
-    assert nbs.fingerprint(source, tables, root) == base
+    base = notebooks.fingerprint(source, tables, root)
+    assert notebooks.fingerprint(source, tables, root) == base
     (tables / "t.json").write_text('{"x": 1.0}', encoding="utf-8")
-    after_table = nbs.fingerprint(source, tables, root)
+    after_table = notebooks.fingerprint(source, tables, root)
     (root / "models" / "nets.py").write_text("A = 2\n", encoding="utf-8")
-    after_code = nbs.fingerprint(source, tables, root)
+    after_code = notebooks.fingerprint(source, tables, root)
     source.write_text(source.read_text() + "\n", encoding="utf-8")
-    after_source = nbs.fingerprint(source, tables, root)
+    after_source = notebooks.fingerprint(source, tables, root)
     assert len({base, after_table, after_code, after_source}) == 4
 
 
@@ -145,10 +145,10 @@ def test_a_failing_notebook_stops_the_step_and_writes_nothing(tmp_path):
     tiny_notebook(folder, body="raise ValueError('deliberate')")
     tables.mkdir()
     (tables / "t.json").write_text('{"x": 1}', encoding="utf-8")
-    with pytest.raises(nbs.NotebookError, match=r"(?s)tiny\.py: CellExecutionError.*ValueError: deliberate"):
-        nbs.run_all(folder, tables, out, log=lambda *_: None)
+    with pytest.raises(notebooks.NotebookError, match=r"(?s)tiny\.py: CellExecutionError.*ValueError: deliberate"):
+        notebooks.run_all(folder, tables, out, log=lambda *_: None)
     assert not (out / "tiny.ipynb").exists()
-    assert nbs.main(["--tables", str(tmp_path / "absent")]) == 1
+    assert notebooks.main(["--tables", str(tmp_path / "absent")]) == 1
 
 
 def test_the_site_build_requires_the_executed_notebooks(tmp_path):
@@ -167,8 +167,8 @@ def test_site_and_code_download_carry_the_executed_notebooks(site_dir):
             assert served.is_file(), f"{served} missing: decks link to it"
             nb = nbformat.read(str(served), as_version=4)
             nbformat.validate(nb)
-            assert nbs.errors(nb) == [] and ALL_MATCH.search(final_output(nb))
-            assert served.read_bytes() == (nbs.OUT / f"{name}.ipynb").read_bytes()
+            assert notebooks.errors(nb) == [] and ALL_MATCH.search(final_output(nb))
+            assert served.read_bytes() == (notebooks.OUT / f"{name}.ipynb").read_bytes()
             assert f"attention-course/notebooks/{name}.py" in names
             assert zf.read(f"attention-course/notebooks/{name}.ipynb") == served.read_bytes()
 

@@ -70,7 +70,10 @@ def text(widget, key):
 def test_deck_loads_clean_and_keyboard_reaches_the_last_slide(page, site_url):
     open_deck(page, site_url)
     assert page.locator(".widget-error").count() == 0
-    mounted = page.locator(".widget[data-mounted=true]").evaluate_all("els => els.map(e => e.dataset.widget)")
+    # the exercises (m.exercise) are widgets too; tests/test_exercises_browser.py tests them
+    mounted = page.locator(".widget[data-mounted=true]:not(.exercise)").evaluate_all(
+        "els => els.map(e => e.dataset.widget)"
+    )
     assert sorted(mounted) == sorted(WIDGETS)
     total = page.evaluate("Reveal.getTotalSlides()")
     assert total > 30
@@ -88,7 +91,7 @@ def test_deck_loads_clean_and_keyboard_reaches_the_last_slide(page, site_url):
 
 def test_hidden_answers_open_on_demand(page, site_url):
     open_deck(page, site_url)
-    details = page.locator("section details")
+    details = page.locator("section details:not(.exercise-box)")  # the self-check answers
     assert details.count() >= 4
     first = details.first
     index = first.evaluate("el => Reveal.getIndices(el.closest('section')).h")

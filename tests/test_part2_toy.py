@@ -13,14 +13,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from export.tables import _part2_toy as toy
-from export.tables import part2
+from export.tables import compute
+from export.tables.part2 import toy
+from export.tables.part2.grids import MASKED
+from export.tables.part2.scaling import SCALING_SEED
 from models.nets import FixedWindowMLP, MLPConfig
 
 
 @pytest.fixture(scope="module")
 def tables():
-    return part2.compute()
+    return compute(["part2"])
 
 
 def softmax_rows(x):
@@ -163,7 +165,7 @@ def test_matrix_row_seven_is_bank(tables):
     assert mt["tokens"][6] == "bank"
     assert np.allclose(mt["A"][6], bank["weights"]) and np.allclose(mt["E_new"][6], bank["e_new"])
     assert mt["max_difference"] < 1e-12
-    assert mt["S_masked"][0][1] == part2.MASKED and isinstance(mt["S_masked"][1][0], float)
+    assert mt["S_masked"][0][1] == MASKED and isinstance(mt["S_masked"][1][0], float)
 
 
 def test_walkthrough_rows_match_the_final_prediction(tables):
@@ -256,7 +258,7 @@ def test_retrieval_from_hard_to_soft(tables):
 # ---------------------------------------------------------------- score scaling
 def test_score_variance_grows_with_d_k_and_scaling_removes_it(tables):
     t = tables["part2_scaling"]
-    assert t["seed"] == part2.SCALING_SEED and t["n_pairs"] >= 10000
+    assert t["seed"] == SCALING_SEED and t["n_pairs"] >= 10000
     for row in t["simulation"]:
         assert 0.9 < row["var_raw"] / row["d_k"] < 1.1
         assert 0.9 < row["var_scaled"] < 1.1
@@ -336,3 +338,20 @@ def test_grids_carry_the_computed_numbers(tables):
     rows = tables["part2_window"]["table"]["rows"]
     assert rows[0][3] == toy.mlp_parameters(3, 4, 8, 20) == eval(rows[0][2].replace("·", "*"))
     assert rows[1][5] == toy.linear_head_parameters(10, 4, 20) == eval(rows[1][4].replace("·", "*"))
+
+
+# ---------------------------------------------------------------- statements the deck once got wrong
+def test_longer_key_query_is_found_and_explained_by_length(tables):
+    """ "How do I pay in a cheque?": the savings video's longer key outscores the
+    cheque video whose key points exactly the query's way (issue 19, item 2)."""
+    lk = tables["part2_video"]["longer_key"]
+    assert lk["found"] and lk["dot"][0] > lk["dot"][1] and lk["cosine"][1] > lk["cosine"][0]
+    assert lk["key_length"][0] > lk["key_length"][1]
+    t = tables["part2_video"]
+    assert t["titles"][int(np.argmax(t["scores"][lk["query_index"]]))] == lk["dot_winner"]
+
+
+def test_two_coordinate_swap_reports_the_scaled_change(tables):
+    t = tables["part2_swap2d"]
+    assert t["scaled"] is False and t["d_k"] == 2
+    assert 0 < t["message_change_with_positions_scaled"] < t["message_change_with_positions"]

@@ -48,7 +48,7 @@ def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
     assert widget.get_attribute("data-mounted") == "true"
     page.evaluate(f"Reveal.slide({slide_with(page, '.widget[data-widget=part3-heads]')})")
     slide = page.evaluate("Reveal.getIndices().h")
-    slider = widget.get_by_label("Receiver slot")
+    slider = widget.get_by_label("Query slot")
     slider.focus()
     slider.press("Home")
     assert widget.get_attribute("data-row") == "1"
@@ -62,9 +62,9 @@ def test_part3_head_explorer_works_from_the_keyboard(page, site_url, site_dir):
     radio.focus()
     page.keyboard.press("Space")
     assert widget.get_attribute("data-head") == "2"
-    row = f["n_tokens"] - 2  # 0-based receiver shown now
+    row = f["n_tokens"] - 2  # 0-based query row shown now
     message = ", ".join(f"{x:.3f}".replace("-", "−") for x in f["heads"][1]["H"][row])
-    assert f"H = AV = [{message}]" in widget.locator(".p3-readout").text_content()
+    assert f"message AV = [{message}]" in widget.locator(".p3-readout").text_content()
     page.watch.assert_clean()
 
 
@@ -90,7 +90,7 @@ SLIDE_TEXTS = """[...document.querySelectorAll('.slides > section')].map(s => {
 
 
 def test_part3_teaches_w_v_before_the_explorer_shows_v(page, site_url):
-    """The explorer shows V and H = AV, so it comes after the slide that
+    """The explorer shows V and the messages AV, so it comes after the slide that
     introduces W_V; the keys slide's note does not promise W_V "on the next slide"."""
     open_deck(page, site_url, SLUG)
     w_v = slide_with(page, "[data-source='part3_fisherman.W_V']")
@@ -103,7 +103,7 @@ def test_part3_teaches_w_v_before_the_explorer_shows_v(page, site_url):
     assert "next slide" not in note
     # the explorer slide has its own text and a static fallback of both heads' weights
     section = page.locator(".slides > section").nth(explorer)
-    assert "H = AV" in section.text_content()
+    assert "AV" in section.text_content()
     assert section.locator("aside.notes table[data-source^='part3_fisherman.heads']").count() == 2
     page.watch.assert_clean()
 
@@ -155,4 +155,33 @@ def test_part3_worked_sd_uncovers_one_step_at_a_time(page, site_url, site_dir):
     assert f"{sd['mean']:.2f} ± {sd['sd']:.2f}" in text
     assert f"{sd['reduction_percent']:.1f}% lower" in text  # the direction word follows the numbers
     assert sd["mean"] < sd["baseline_mean"]
+    page.watch.assert_clean()
+
+
+def test_part3_sampling_widget_reshapes_the_bars_with_the_lab_rule(page, site_url, site_dir):
+    """The sliders set temperature, top-k and top-p; the bars show the
+    probabilities export/decoding.py gives for those settings (the table's
+    checks), and the keyboard moves a slider without leaving the slide."""
+    dec = table(site_dir, "part3_decoding")
+    open_deck(page, site_url, SLUG)
+    widget = page.locator(".widget[data-widget='part3-sampling']")
+    assert widget.get_attribute("data-mounted") == "true"
+    index = slide_with(page, ".widget[data-widget=part3-sampling]")
+    page.evaluate(f"Reveal.slide({index})")
+    sliders = widget.locator("input[type=range]")
+    assert sliders.count() == 3
+    t, k, p = (sliders.nth(i) for i in range(3))
+    set_to = "(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }"
+    for check in dec["checks"]:
+        t.evaluate(set_to, round(check["temperature"] * 20) - 1)
+        k.evaluate(set_to, check["top_k"])
+        p.evaluate(set_to, round(check["top_p"] * 20) - 1)
+        values = widget.locator(".bar-value").all_text_contents()
+        want = [f"{q:.3f}" for _, q in check["top"]]
+        assert values[: len(want)] == want, (check, values)
+        assert widget.get_attribute("data-kept") == str(check["kept"])
+    t.focus()
+    t.press("Home")
+    assert page.evaluate("Reveal.getIndices().h") == index
+    assert float(widget.get_attribute("data-top")) > 0.99  # T = 0.05: greedy in all but name
     page.watch.assert_clean()

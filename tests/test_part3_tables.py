@@ -16,13 +16,13 @@ import torch.nn.functional as F
 
 from common.layout import MODELS, ModelsFolder
 from common.settings import ROOT
-from export.tables import part3, to_json
-from export.tables._part3_continuations import continuations, held_out_preset
-from export.tables._part3_corpus import stories
-from export.tables._part3_real import generation_step, real_batch
-from export.tables._part3_toys import W_O, fisherman, two_source
-from export.tables._results_inputs import InputError, Inputs
-from models.checkpoints import save_checkpoint
+from export.tables import compute, to_json
+from export.tables.kit.sources import InputError, Sources
+from export.tables.part3.continuations import continuations, held_out_preset
+from export.tables.part3.corpus import stories
+from export.tables.part3.real import generation_step, real_batch
+from export.tables.part3.toys import W_O, fisherman, two_source
+from models.checkpoints import load_checkpoint, save_checkpoint
 from models.corpus import prepare
 from models.nets import build
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
@@ -112,7 +112,7 @@ def test_corpus_examples_are_real_stories_picked_by_rule(corpus):
 
 def test_split_counts_come_from_the_audit(models_dir):
     audit = json.loads((models_dir / "corpus_audit.json").read_text())
-    table = part3.compute(models_dir=models_dir, export_dir=models_dir / "none")["part3_corpus"]["audit"]
+    table = compute(["part3"], Sources(models_dir=models_dir, export_dir=models_dir / "none"))["part3_corpus"]["audit"]
     for name, docs, tokens, windows in table["rows"]:
         assert docs == audit["splits"][name]["documents"]
         assert windows == tokens + docs == audit["splits"][name]["windows"]
@@ -120,7 +120,7 @@ def test_split_counts_come_from_the_audit(models_dir):
 
 # ------------------------------------------------------------------ the real batch
 def test_real_batch_through_four_heads(models_dir):
-    t = real_batch(Inputs(models_dir=models_dir))
+    t = real_batch(Sources(models_dir=models_dir))
     vocab = json.loads(VOCAB.read_text(encoding="utf-8"))
     assert t["prefix_ids"][0] == [BOS_ID, vocab.index("lily"), vocab.index("found")]
     assert t["target_ids"] == [vocab.index("a"), vocab.index("red")]
@@ -150,11 +150,14 @@ def test_real_batch_through_four_heads(models_dir):
 
 
 def test_generation_step_is_the_greedy_allowed_choice(models_dir):
-    g = generation_step(Inputs(models_dir=models_dir))
+    g = generation_step(Sources(models_dir=models_dir))
     assert g["history"][0] == BOS_ID and g["pad_count"] == 64 - len(g["history"])
     assert g["choice_id"] not in (PAD_ID, BOS_ID, UNK_ID)
     assert g["top"]["labels"][0] == g["choice"]
     assert g["top"]["values"] == sorted(g["top"]["values"], reverse=True)
+    # the slide's renormalisation: p(choice) among the allowed IDs = unblocked p / (1 - specials' share)
+    expected = g["choice_probability_unblocked"] / (1 - g["excluded_probability"])
+    assert g["top"]["values"][0] == pytest.approx(expected, rel=1e-5)
 
 
 def plain_greedy(model, history, limit=24):
@@ -188,7 +191,7 @@ def test_continuations_follow_the_decoding_rule(models_dir, tmp_path):
     ]
     (export / "presets.json").write_text(json.dumps(presets))
     assert held_out_preset(presets)["id"] == "test-shortest"
-    t = continuations(Inputs(models_dir=models_dir, export_dir=export))
+    t = continuations(Sources(models_dir=models_dir, export_dir=export))
     assert t["available"] and t["prompt"] == presets[1]["prompt"]
     from models.checkpoints import load_checkpoint
 
@@ -203,7 +206,7 @@ def test_continuations_follow_the_decoding_rule(models_dir, tmp_path):
 def test_absent_inputs_give_placeholders_without_numbers(tmp_path):
     empty = tmp_path / "models"
     empty.mkdir()
-    tables = part3.compute(models_dir=empty, export_dir=tmp_path / "export")
+    tables = compute(["part3"], Sources(models_dir=empty, export_dir=tmp_path / "export"))
     for name in ("part3_batch", "part3_generation", "part3_continuations"):
         assert tables[name]["available"] is False
         assert set(tables[name]) == {"available", "reason"}
@@ -215,7 +218,7 @@ def test_absent_inputs_give_placeholders_without_numbers(tmp_path):
 def test_vocab_without_checkpoint_still_remaps_the_prefixes(tmp_path):
     (tmp_path / "checkpoints").mkdir()
     shutil.copy(VOCAB, tmp_path / "checkpoints" / "vocab.json")
-    t = real_batch(Inputs(models_dir=tmp_path))
+    t = real_batch(Sources(models_dir=tmp_path))
     assert t["available"] and t["model"]["available"] is False
     assert "attn4.safetensors" in t["model"]["reason"]
 
@@ -225,34 +228,34 @@ def test_corrupt_checkpoint_stops_with_its_name(models_dir, tmp_path):
     weights = bad / "checkpoints" / "attn4.safetensors"
     weights.write_bytes(weights.read_bytes()[:-8] + b"corrupt!")
     with pytest.raises(InputError, match="attn4.safetensors"):
-        real_batch(Inputs(models_dir=bad))
+        real_batch(Sources(models_dir=bad))
 
 
 def test_corrupt_presets_stop_with_its_name(models_dir, tmp_path):
     (tmp_path / "presets.json").write_text("{not json")
     with pytest.raises(InputError, match="presets.json"):
-        continuations(Inputs(models_dir=models_dir, export_dir=tmp_path))
+        continuations(Sources(models_dir=models_dir, export_dir=tmp_path))
 
 
 def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_path):
     presets = [{"id": "test-shortest", "prompt": "Once there was a bald man"}]
     (tmp_path / "presets.json").write_text(json.dumps(presets))
-    inputs = Inputs(models_dir=models_dir, export_dir=tmp_path)
-    good = continuations(inputs)
+    good = continuations(Sources(models_dir=models_dir, export_dir=tmp_path))
     parity = {"continuations": {m["kind"]: {"test-shortest": {"greedy": {"ids": m["ids"]}}} for m in good["models"]}}
     (tmp_path / "parity.json").write_text(json.dumps(parity))
-    assert all(m["checked_against_export"] for m in continuations(inputs)["models"])
+    checked = continuations(Sources(models_dir=models_dir, export_dir=tmp_path))  # a new run reads the new file
+    assert all(m["checked_against_export"] for m in checked["models"])
     parity["continuations"]["attn4"]["test-shortest"]["greedy"]["ids"] = [5, 6, 7]
     (tmp_path / "parity.json").write_text(json.dumps(parity))
     with pytest.raises(InputError, match="parity.json.*attn4.*stale"):
-        continuations(Inputs(models_dir=models_dir, export_dir=tmp_path))
+        continuations(Sources(models_dir=models_dir, export_dir=tmp_path))
 
 
 def test_settings_come_from_the_code_the_course_runs():
     from export.parity import LIMIT
-    from export.tables._part3_settings import settings
+    from export.tables.part3.settings import settings
 
-    s = settings()
+    s = settings(Sources())
     assert s["heads"] * s["head_width"] == s["d"] == s["one_head_width"]
     assert s["limit"] == LIMIT == 24  # the exporter's saved continuations use the same limit
     assert s["banned"] == ["<PAD>", "<BOS>", "<UNK>"]
@@ -263,7 +266,7 @@ def test_settings_come_from_the_code_the_course_runs():
 def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
     """The slide's "drawn with replacement" counts replay models/train.py's own
     random draws: record what train_run draws and compare."""
-    from export.tables._part3_training import draws
+    from export.tables.part3.training import draws
     from models import train
     from models.corpus import Profile
 
@@ -287,7 +290,7 @@ def test_sampling_replays_the_draws_train_py_makes(monkeypatch):
 
 
 def test_sampling_counts_are_consistent():
-    from export.tables._part3_training import sampling
+    from export.tables.part3.training import sampling
 
     s = sampling(1000, seed=11, profile="smoke")
     assert s["draws"] == s["batch_size"] * s["steps"]
@@ -300,10 +303,10 @@ def test_sampling_counts_are_consistent():
 def test_embedding_rules_on_the_committed_checkpoint(corpus):
     """PAD row zero, EOS never an input (no gradient: still its decayed starting
     row), BOS and UNK inputs whose rows learned."""
-    from export.tables._part3_training import embedding_rules
+    from export.tables.part3.training import embedding_rules
 
     X, y = corpus.windows("train")
-    t = embedding_rules(Inputs(), X, y)
+    t = embedding_rules(Sources(), X, y)
     assert t["available"]
     by = t["by_token"]
     assert t["pad_row_max_abs"] == 0.0 and by["<PAD>"]["batch_grad_norm"] == 0.0
@@ -317,6 +320,8 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
         assert by[tok]["cosine_to_start"] < 0.99 and by[tok]["gap_to_decayed_start"] > 0.1
     assert t["position_shape"] == [64, 64] and t["position_parameters"] == 64 * 64
     assert t["position_cos_neighbours"] > t["position_cos_far"]
+    # the starting table (rebuilt from the seed) is the baseline the slide quotes: random rows, no order
+    assert abs(t["start_position_cos_neighbours"]) < 0.05 and abs(t["start_position_cos_far"]) < 0.05
     gaps = t["position_cos_by_gap"]
     assert len(gaps) == 63 and gaps[0] == pytest.approx(t["position_cos_neighbours"])
     import xml.etree.ElementTree as ET
@@ -326,11 +331,11 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
 
 
 def test_comparison_caveats_come_from_the_checkpoints_and_settings():
-    from export.tables._part3_training import comparison
+    from export.tables.part3.comparison import comparison
     from models.train import OPTIMIZER
 
     results_json = json.loads(MODELS.results.read_text(encoding="utf-8"))
-    t = comparison(Inputs(), results_json)
+    t = comparison(Sources(), results_json)
     p = t["parameters"]
     assert t["attention_equal"] and p["attn1"] == p["attn4"]
     assert t["mlp_ratio"] == p["mlp"] / p["attn4"] and f"{t['mlp_ratio']:.2f}" == "1.77"
@@ -339,13 +344,13 @@ def test_comparison_caveats_come_from_the_checkpoints_and_settings():
         "weight_decay": OPTIMIZER["attn1"][1],
     }
     assert t["optimizer_recorded"] == t["optimizer"]  # what the runs recorded is what the code sets
-    assert comparison(Inputs(models_dir=ROOT / "nowhere"), None)["available"] is False
+    assert comparison(Sources(models_dir=ROOT / "nowhere"), None)["available"] is False
 
 
 def test_seed_curves_mark_the_best_step_not_the_last():
     import xml.etree.ElementTree as ET
 
-    from export.tables._part3_training import seed_curves
+    from export.tables.part3.comparison import seed_curves
 
     results_json = json.loads(MODELS.results.read_text(encoding="utf-8"))
     t = seed_curves(results_json, 11)
@@ -363,7 +368,7 @@ def test_seed_curves_mark_the_best_step_not_the_last():
 
 
 def test_attention_cost_counts():
-    from export.tables._part3_training import cost
+    from export.tables.part3.comparison import cost
 
     c = cost(64, 64, 4)
     assert c["scores_madds"] == c["mixing_madds"] == 64 * 64 * 64 == c["T2D"]
@@ -375,7 +380,8 @@ def test_attention_cost_counts():
 def test_figures_are_drawn_from_their_numbers(models_dir):
     import xml.etree.ElementTree as ET
 
-    from export.tables._part3_figures import attention_arrows, head_split, pipeline
+    from export.tables.kit.heads import attention_arrows, head_split
+    from export.tables.part3.figures import pipeline
 
     ns = "{http://www.w3.org/2000/svg}"
     f = fisherman()
@@ -396,3 +402,56 @@ def test_figures_are_drawn_from_their_numbers(models_dir):
     audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
     desc = ET.fromstring(pipeline(audit, 512, 6000, 64)).find(f"{ns}desc").text
     assert f"{audit['splits']['train']['windows']:,}" in desc and f"{audit['selected_stories']:,}" in desc
+
+
+# ------------------------------------------------------------------ sampling, overfitting, full Transformer
+
+
+def test_sampling_table_applies_the_decoding_rule_to_the_real_logits():
+    """Each shown probability is softmax(logits / T) over the allowed IDs, cut
+    by top-k / top-p with export/decoding.py's rule; small T is greedy."""
+    from export.decoding import BANNED, kept_ids, sampling_weights
+    from export.tables.part3.decoding import decoding_table
+
+    t = decoding_table(Sources())
+    logits = torch.tensor(t["logits"], dtype=torch.float64)
+    allowed = torch.ones(len(logits), dtype=torch.bool)
+    allowed[sorted(BANNED)] = False
+    for check in t["checks"]:
+        T, k, p = check["temperature"], check["top_k"], check["top_p"]
+        keep = torch.zeros_like(allowed)
+        keep[kept_ids(t["logits"], sampling_weights(t["logits"], T), k, p)] = True
+        want = torch.softmax((logits / T).masked_fill(~(allowed & keep), float("-inf")), -1)
+        for name, q in check["top"]:
+            assert q == pytest.approx(float(want[t["labels"].index(name)]), abs=1e-12)
+        assert check["kept"] == int((want > 0).sum())
+    rows = t["temperature_table"]["rows"]
+    assert all(sum(r[c] for r in rows) == pytest.approx(1.0) for c in (1, 2, 3))
+    assert rows[0][1] > rows[0][2] > rows[0][3]  # the top token gains as T falls
+    assert t["top_p_kept"] == t["checks"][4]["kept"] and t["small_temperature_top"] > 0.99
+
+
+def test_small_gpt_count_is_gpt2_small_and_ours_is_the_checkpoint():
+    from export.tables.part3.transformer import GPT2_SMALL, transformer_table
+
+    t = transformer_table(Sources())
+    g = GPT2_SMALL
+    d, L, V, n = g["d"], g["layers"], g["vocab"], g["context"]
+    per_block = 2 * 2 * d + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d)
+    assert t["gpt"]["parameters"] == V * d + n * d + L * per_block + 2 * d == 124_439_808
+    model, _ = load_checkpoint("attn4")
+    assert t["ours"]["parameters"] == sum(p.numel() for p in model.parameters())
+
+
+def test_overfitting_reads_the_recorded_losses():
+    from export.tables.part3.overfitting import overfitting
+
+    results = json.loads(MODELS.results.read_text(encoding="utf-8"))
+    t = overfitting(results)
+    for run in (r for r in results["runs"] if r["seed"] == t["seed"]):
+        row = t["by_kind"][run["kind"]]
+        best = next(p for p in run["val_trace"] if p["step"] == run["selected_step"])
+        assert (row["best_train"], row["best_val"]) == (best["train_loss"], best["val_loss"])
+        assert row["last_val"] == run["val_trace"][-1]["val_loss"]
+        assert row["best_val"] == min(p["val_loss"] for p in run["val_trace"])
+    assert overfitting(None)["available"] is False

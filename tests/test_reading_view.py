@@ -92,6 +92,8 @@ def test_every_link_resolves_in_the_built_site(site_dir):
         [site_dir / "index.html"]
         + sorted((site_dir / "decks").glob("*.html"))
         + sorted((site_dir / "read").glob("*.html"))
+        + sorted(p for p in (site_dir / "notation.html", site_dir / "glossary.html") if p.exists())
+        + sorted((site_dir / "notebooks").glob("*.html"))
     )
     notebooks_built = (site_dir / "notebooks").is_dir()
     broken, checked = [], 0

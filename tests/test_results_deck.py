@@ -76,7 +76,7 @@ def test_results_lab_link_leads_to_the_lab(page, site_url, site_dir):
 
 SLIDE_TEXTS = """[...document.querySelectorAll('.slides > section')].map(s => {
   const copy = s.cloneNode(true);
-  copy.querySelectorAll('.listing, aside.notes, svg').forEach(x => x.remove());
+  copy.querySelectorAll('.listing, aside.notes, svg, .exercise-box').forEach(x => x.remove());
   return copy.textContent; })"""
 
 
@@ -126,7 +126,8 @@ def test_results_protocol_training_commands_and_takeaways(page, site_url, site_d
         assert value in text, value
     build = page.evaluate("""[...document.querySelectorAll('.slides > section')]
         .findIndex(s => (s.querySelector('h2')?.textContent || '').includes('head width is set'))""")
-    assert "d // n" in page.locator(".slides > section").nth(build).locator(".listing").text_content()
+    listings = " ".join(page.locator(".slides > section").nth(build).locator(".listing").all_text_contents())
+    assert "d // n_heads" in listings and "attention(4)" in listings
     all_text = " ".join(page.evaluate(SLIDE_TEXTS))
     assert "make train-resume" in all_text and "overwrites" in all_text and "--profile smoke" in all_text
     summary = table(site_dir, "results_summary")

@@ -16,15 +16,22 @@ from test_part3_tables import make_models_dir
 
 from common.layout import MODELS, ModelsFolder
 from common.settings import ROOT
-from export.tables import results, to_json
-from export.tables._results_inputs import InputError, Inputs
-from export.tables._results_measured import charts, run_table, summary
-from export.tables._results_model import attention_rows
+from export.tables import TablesError, compute, to_json
+from export.tables.kit.sources import InputError, Sources
+from export.tables.results import toy
+from export.tables.results.charts import charts
+from export.tables.results.measured import run_table, summary
+from export.tables.results.model import attention_rows
 from models.checkpoints import load_checkpoint
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID, PAD_ID
 
 SVG = "{http://www.w3.org/2000/svg}"
+
+
+def results_compute(**paths) -> dict:
+    """The results deck's tables, computed in one run over these inputs."""
+    return compute(["results"], Sources(**paths))
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +77,7 @@ AUDIT = {"profile": {"seeds": [11, 29, 47]}}
 
 
 def test_perplexity_toy_is_four():
-    t = results.perplexity_toy()
+    t = toy.perplexity_toy()
     assert t["probabilities"] == [0.5, 0.25, 0.125]
     assert t["losses"] == pytest.approx([math.log(2), 2 * math.log(2), 3 * math.log(2)])
     assert t["perplexity"] == pytest.approx(4.0, abs=1e-12)
@@ -144,7 +151,7 @@ def test_charts_have_text_alternatives_and_one_curve_per_run():
 
 
 def test_attention_rows_sum_to_one_and_both_paths_agree(models_dir):
-    t = attention_rows(Inputs(models_dir=models_dir))
+    t = attention_rows(Sources(models_dir=models_dir))
     assert t["prompt"] == "a little dog found a red hat"
     assert t["tokens"] == ["a", "little", "dog", "found", "a", "red", "hat"]
     assert t["history"][0] == BOS_ID and t["pad_count"] == 64 - 8
@@ -164,7 +171,7 @@ def test_attention_rows_sum_to_one_and_both_paths_agree(models_dir):
 def test_sizes_from_checkpoints_and_metadata(models_dir, tmp_path):
     metadata = {"models": {k: {"kind": k, "bytes": 1234 + i} for i, k in enumerate(KINDS)}}
     (tmp_path / "metadata.json").write_text(json.dumps(metadata))
-    t = results.compute(models_dir=models_dir, export_dir=tmp_path, bench_path=tmp_path / "none.json")
+    t = results_compute(models_dir=models_dir, export_dir=tmp_path, bench_path=tmp_path / "none.json")
     sizes = t["results_sizes"]
     assert sizes["onnx_available"]
     for m in sizes["models"]:
@@ -176,7 +183,7 @@ def test_sizes_from_checkpoints_and_metadata(models_dir, tmp_path):
 
 
 def test_absent_inputs_give_placeholders(tmp_path):
-    t = results.compute(
+    t = results_compute(
         models_dir=tmp_path / "models", export_dir=tmp_path / "export", bench_path=tmp_path / "bench.json"
     )
     for name in ("results_summary", "results_runs", "results_charts", "results_attention", "results_bench"):
@@ -190,14 +197,15 @@ def test_absent_inputs_give_placeholders(tmp_path):
 
 def test_corrupt_results_stop_with_its_name(tmp_path):
     (tmp_path / "results.json").write_text('{"runs": [')
-    with pytest.raises(InputError, match="results.json"):
-        results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=tmp_path / "b.json")
+    with pytest.raises(TablesError, match="results.json") as failed:
+        results_compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=tmp_path / "b.json")
+    assert isinstance(failed.value.__cause__, InputError)
 
 
 def test_committed_results_agree_with_their_recorded_aggregate():
     """Whatever models/results.json holds right now, the table agrees with it."""
     path = MODELS.results
-    t = results.compute()
+    t = results_compute()
     if not path.exists():
         assert t["results_summary"]["available"] is False
         return
@@ -218,7 +226,7 @@ def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
     bench = json.loads((ROOT / "bench" / "bench.json").read_text(encoding="utf-8"))
     path = tmp_path / "bench.json"
     path.write_text(json.dumps(bench))
-    t = results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)["results_bench"]
+    t = results_compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)["results_bench"]
     assert t["available"] and bench["machine"]["cpu"] in t["machine"]
     available = [n for n in ("wasm", "webgpu") if bench["runtimes"].get(n, {}).get("available")]
     assert set(t["ready_ms"]) == set(available)
@@ -240,13 +248,14 @@ def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
         assert float(cell) == pytest.approx(bench["models"][kind]["onnxruntime_cpu_ms_per_call"], abs=0.01)
     del bench["models"]["attn4"]
     path.write_text(json.dumps(bench))
-    with pytest.raises(InputError, match="bench.json"):
-        results.compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)
+    with pytest.raises(TablesError, match="results_bench.*bench.json") as failed:
+        results_compute(models_dir=tmp_path, export_dir=tmp_path, bench_path=path)
+    assert isinstance(failed.value.__cause__, InputError)
 
 
 # ------------------------------------------------------------------ protocol, worked SD, formatting
 def test_small_differences_are_written_in_scientific_notation():
-    from export.tables._results_protocol import sci
+    from export.tables.kit.numbers import sci
 
     assert sci(1.526e-05) == "1.5 × 10⁻⁵"
     assert sci(9.96e-06) == "1.0 × 10⁻⁵"
@@ -254,7 +263,7 @@ def test_small_differences_are_written_in_scientific_notation():
 
 
 def test_device_says_thread_or_threads_from_the_number():
-    from export.tables._results_measured import device_phrase
+    from export.tables.results.measured import device_phrase
 
     assert device_phrase("cpu (x86_64, 1 threads)") == "CPU (x86_64), 1 thread"
     assert device_phrase("cpu (x86_64, 2 threads)") == "CPU (x86_64), 2 threads"
@@ -263,7 +272,7 @@ def test_device_says_thread_or_threads_from_the_number():
 
 
 def test_worked_sd_is_the_sample_sd_and_the_reduction():
-    from export.tables._results_protocol import worked_sd
+    from export.tables.results.protocol import worked_sd
 
     r = fake_results()
     w = worked_sd(r)
@@ -279,9 +288,43 @@ def test_worked_sd_is_the_sample_sd_and_the_reduction():
 
 
 def test_uniform_quarter_targets_give_perplexity_four():
-    u = results.uniform_toy()
+    u = toy.uniform_toy()
     assert u["probability"] == 0.25 and u["cross_entropy"] == pytest.approx(math.log(4))
     assert u["perplexity"] == pytest.approx(4.0, abs=1e-12)
+    # the uniform case has as many targets as the worked table (the slide once said 4 of a 3-row table)
+    t = toy.perplexity_toy()
+    assert t["uniform"]["targets"] == len(t["rows"]) == len(toy.TOY_PROBABILITIES)
+
+
+def test_per_step_rows_are_attend_window_by_window():
+    """The per-step rows are what training used: attend's final query of the
+    window ending at each token. The last one-pass row equals the last per-step
+    row; the agreement counts are recounted here."""
+    from export.decoding import context_window
+    from export.tables.results.steps import per_step_rows
+
+    t = per_step_rows(Sources())
+    assert t["available"]
+    for kind, d in t["kinds"].items():
+        model, _ = load_checkpoint(kind)
+        ctx, _ = Sources().prompt_context(kind, t["prompt"])
+        history = ctx["history"]
+        n = len(history)
+        agree = rows = 0
+        for hd in d["heads"]:
+            for i in range(n):
+                window = torch.tensor([context_window(history[: i + 1], model.config.w)])
+                with torch.no_grad():
+                    _, weights = model.attend(window)
+                expected = weights[0, hd["head"] - 1, window[0].ne(PAD_ID)].tolist()
+                assert hd["per_step"][i][: i + 1] == pytest.approx(expected, abs=1e-6)
+                assert all(x == 0 for x in hd["per_step"][i][i + 1 :] + hd["one_pass"][i][i + 1 :])
+                one = hd["one_pass"][i][: i + 1]
+                if i >= 1:
+                    rows += 1
+                    agree += one.index(max(one)) == expected.index(max(expected))
+            assert hd["one_pass"][-1] == pytest.approx(hd["per_step"][-1], abs=1e-5)
+        assert (d["agree"], d["rows"]) == (agree, rows)
 
 
 def test_protocol_matches_what_the_runs_recorded():
@@ -290,7 +333,7 @@ def test_protocol_matches_what_the_runs_recorded():
     path = MODELS.results
     recorded = json.loads(path.read_text(encoding="utf-8"))
     audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
-    t = results.compute()["results_protocol"]
+    t = results_compute()["results_protocol"]
     course = PROFILES["course"]
     assert t["batch_size"] == course.batch_size == recorded["runs"][0]["batch_size"]
     assert (
@@ -318,7 +361,7 @@ def test_forward_paths_agree_on_the_committed_checkpoints():
         scale = float(details.abs().max())
         assert scale > 5
         assert float((fast - details).abs().max()) / scale < 2e-6, kind
-    t = results.compute()["results_attention"]
+    t = results_compute()["results_attention"]
     assert t["logits_max_rel_diff"] < 2e-6 and "× 10⁻" in t["diff_text"]["logits"]
 
 

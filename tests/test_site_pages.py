@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import build_of, wait_kept
 from playwright.sync_api import Error as PlaywrightError
 
 from common.settings import ROOT
@@ -260,20 +261,16 @@ def test_speaker_view_opens_with_the_notes(page, site_url):
     page.watch.assert_clean()
 
 
-def test_a_visited_deck_and_its_reading_view_open_offline(page, site_url):
+def test_a_visited_deck_and_its_reading_view_open_offline(page, site_url, site_dir):
     """Every page registers the site's service worker (web/sw.js) and keeps what
     it loaded: with the network off, a reload of a deck visited once still
     runs reveal.js, typesets the math and starts its widgets."""
+    build = build_of(site_dir)
     open_deck(page, site_url, "maps")
+    wait_kept(page, build, ("/decks/maps.html", "/vendor/reveal/reveal.js", "/widgets/loader.js"))
     page.goto(f"{site_url}/read/maps.html")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    for path in ("/decks/maps.html", "/vendor/reveal/reveal.js", "/widgets/loader.js", "/read/maps.html"):
-        page.wait_for_function(
-            """(p) => caches.open('attention-course-shell-v1')
-            .then((c) => c.match(location.origin + p)).then((r) => r !== undefined)""",
-            arg=path,
-            timeout=30_000,
-        )
+    wait_kept(page, build, ("/read/maps.html", "/assets/read.css"))
     page.context.set_offline(True)
     try:
         open_deck(page, site_url, "maps")
@@ -286,3 +283,49 @@ def test_a_visited_deck_and_its_reading_view_open_offline(page, site_url):
             page.goto(f"{site_url}/decks/part2.html")
     finally:
         page.context.set_offline(False)
+
+
+def test_the_service_worker_keeps_the_pages_opened_after_it_took_control(page, site_url, site_dir):
+    """The page stores what it loaded only on a visit no worker of its build
+    controlled; every later page is kept by the service worker itself: a deck
+    first opened once the worker is in control (its widgets' modules and
+    tables included) is in the worker's cache and opens offline."""
+    page.goto(f"{site_url}/index.html")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    open_deck(page, site_url, "part2")
+    assert page.evaluate("navigator.serviceWorker.controller !== null")  # opened under the worker's control
+    widgets = page.evaluate(
+        "[...new Set([...document.querySelectorAll('.widget[data-widget]')].map((w) => w.dataset.widget))]"
+    )
+    tables = page.evaluate(
+        "[...new Set([...document.querySelectorAll('.widget[data-table]')].map((w) => w.dataset.table))]"
+    )
+    assert len(widgets) >= 5 and tables
+    kept = ["/decks/part2.html", "/widgets/loader.js", "/assets/deck.js", "/vendor/katex/katex.min.css"]
+    kept += [f"/widgets/{name}.js" for name in widgets] + [f"/tables/{name}.json" for name in tables if name]
+    wait_kept(page, build_of(site_dir), kept)
+    page.context.set_offline(True)
+    try:
+        page.reload()
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+        assert page.locator(".widget[data-mounted=true]").count() == page.locator(".widget[data-widget]").count()
+        assert page.locator(".widget-error").count() == 0
+    finally:
+        page.context.set_offline(False)
+
+
+def test_a_deck_opened_as_a_file_says_how_to_serve_its_widgets(browser, site_dir):
+    """Over file:// browsers run no module scripts: each widget says how to serve
+    the site instead of staying at "loading…"."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto((site_dir / "decks" / "part2.html").as_uri())
+        texts = page.evaluate("[...document.querySelectorAll('.widget .widget-loading')].map((p) => p.textContent)")
+        assert len(texts) >= 5
+        for text in texts:
+            assert not text.endswith("loading…") and "make serve" in text, text
+            assert "python3 -m http.server -d build/site" in text
+    finally:
+        context.close()

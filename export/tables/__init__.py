@@ -1,28 +1,73 @@
-"""Toy-example tables for the slides.
+"""Every number, table and figure the slides show, computed by code.
 
-Every module of this package that defines ``compute() -> dict[str, object]`` is
-discovered automatically (pkgutil; no registry to edit). Each key NAME of the
-returned dict becomes build/tables/NAME.json. Names are unique across modules
-(prefix them with the deck slug). A module whose input file is absent returns
-``{"available": False, "reason": ...}`` for that table, never a made-up number.
+    export/tables/
+      kit/        shared by every deck: the registry of tables, the run's inputs
+                  (``Sources``, each loaded once), the drawing kit (the one module
+                  that writes SVG) and chart scaffolding
+      maps/       one package per deck; each module declares its tables with
+      part2/      ``@table(NAME, needs=[...])`` (kit/registry.py)
+      part3/
+      results/
+
+Each table NAME becomes build/tables/NAME.json. A table is computed once per
+run, after the tables it needs, which it receives as keyword arguments; no
+table calls another's code to compute it again. A table whose input file is
+absent returns ``{"available": False, "reason": ...}``, never a made-up number.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-import pkgutil
-import re
 
-NAME = re.compile(r"^[A-Za-z0-9_]+$")
+from .kit import registry
+from .kit.registry import TablesError
+from .kit.sources import Sources
+
+DECKS = ("maps", "part2", "part3", "results")
+
+__all__ = ["DECKS", "Sources", "TablesError", "compute", "compute_all", "select", "table_names", "to_json"]
 
 
-class TablesError(RuntimeError):
-    """A table module failed or returned something unusable; the message names it."""
+def load_decks() -> None:
+    """Import every deck package (which declares its tables)."""
+    for deck in DECKS:
+        try:
+            importlib.import_module(f"{__name__}.{deck}")
+        except TablesError:
+            raise
+        except Exception as exc:
+            raise TablesError(f"export/tables/{deck}: import failed: {type(exc).__name__}: {exc}") from exc
 
 
-def module_names() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+def table_names(deck: str | None = None) -> list[str]:
+    """The tables written to build/tables (of one deck, or of all)."""
+    load_decks()
+    return sorted(e.name for e in registry.ENTRIES.values() if e.written and deck in (None, e.deck))
+
+
+def select(only: list[str] | None = None) -> list[str]:
+    """The tables a run writes: all, or those of the decks and tables named
+    in ``only`` (a deck name stands for every table of that deck)."""
+    if only is None:
+        return table_names()
+    names = []
+    for item in only:
+        if item in DECKS:
+            names += table_names(item)
+        elif item in table_names():
+            names.append(item)
+        else:
+            raise TablesError(f"no deck or table named {item!r} (decks: {', '.join(DECKS)})")
+    return sorted(set(names))
+
+
+def compute(only: list[str] | None = None, sources: Sources | None = None) -> dict[str, object]:
+    """The selected tables' values (see ``select``), each computed once, with
+    what they need. Raises TablesError naming the table that failed."""
+    names = select(only)
+    values = registry.run(names, sources if sources is not None else Sources())
+    return {name: values[name] for name in names}
 
 
 def to_json(name: str, value) -> str:
@@ -33,31 +78,6 @@ def to_json(name: str, value) -> str:
         raise TablesError(f"table {name!r} is not plain JSON (no NaN/inf, no tensors): {exc}") from exc
 
 
-def compute_all(names: list[str] | None = None) -> dict[str, str]:
-    """Run every table module; returns NAME -> JSON text. Raises TablesError."""
-    tables: dict[str, str] = {}
-    owner: dict[str, str] = {}
-    for mod_name in names if names is not None else module_names():
-        try:
-            module = importlib.import_module(f"{__name__}.{mod_name}")
-        except Exception as exc:
-            raise TablesError(f"export/tables/{mod_name}.py: import failed: {type(exc).__name__}: {exc}") from exc
-        compute = getattr(module, "compute", None)
-        if not callable(compute):
-            continue
-        try:
-            result = compute()
-        except Exception as exc:  # name the module, keep the cause
-            raise TablesError(f"export/tables/{mod_name}.py: compute() failed: {type(exc).__name__}: {exc}") from exc
-        if not isinstance(result, dict):
-            raise TablesError(f"export/tables/{mod_name}.py: compute() must return a dict, got {type(result).__name__}")
-        for name, value in result.items():
-            if not isinstance(name, str) or not NAME.match(name):
-                raise TablesError(f"export/tables/{mod_name}.py: bad table name {name!r} (letters, digits, _)")
-            if name in owner:
-                raise TablesError(
-                    f"table {name!r} is produced by both export/tables/{owner[name]}.py and export/tables/{mod_name}.py"
-                )
-            owner[name] = mod_name
-            tables[name] = to_json(name, value)
-    return tables
+def compute_all(only: list[str] | None = None, sources: Sources | None = None) -> dict[str, str]:
+    """NAME -> JSON text of the selected tables. Raises TablesError."""
+    return {name: to_json(name, value) for name, value in compute(only, sources).items()}

@@ -1,6 +1,6 @@
-"""python -m export.tables: compute every toy-example table and write
-build/tables/NAME.json. Nothing is written unless every module succeeded;
-each file is replaced atomically, and files no module produces are removed."""
+"""python -m export.tables: compute every table of every deck once and write
+build/tables/NAME.json. Nothing is written unless every table succeeded;
+each file is replaced atomically, and files no table produces are removed."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from common.publish import build_lock
 from common.settings import TABLES_DIR
 
-from . import TablesError, compute_all
+from . import DECKS, TablesError, compute_all
 
 
 def write_tables(tables: dict[str, str], out: Path, remove_stale: bool = True) -> None:
@@ -33,8 +33,9 @@ def main(argv=None) -> int:
     p.add_argument(
         "--only",
         nargs="+",
-        metavar="MODULE",
-        help="development: run only these modules (other tables are left as they are)",
+        metavar="DECK_OR_TABLE",
+        help=f"development: compute only these decks ({', '.join(DECKS)}) or tables, with what they need; "
+        "other tables are left as they are",
     )
     args = p.parse_args(argv)
     try:

@@ -1,25 +1,147 @@
 // Starts reveal.js on a deck page: keyboard navigation, a hash URL per slide,
 // progress bar, slide numbers, speaker notes (key S) and ?print-pdf.
+//
+// On a projector or a laptop the slide is a 1280x720 canvas, scaled to the
+// window. On a phone (narrower than 600 px, or a phone on its side) the slide
+// is the screen itself, at scale 1: the text keeps its CSS size (site.css,
+// html.deck-phone), a slide scrolls up and down, wide tables and figures
+// scroll sideways inside their own box, and a swipe left or right (or the
+// arrow buttons) changes the slide. The "Reading view" link follows the slide
+// shown, so the reading view opens at the same place.
 /* global Reveal, RevealNotes */
-Reveal.initialize({
-  hash: true,
-  history: false,
-  progress: true,
-  slideNumber: "c/t",
-  controls: true,
-  center: false,
-  width: 1280,
-  height: 720,
-  margin: 0.03,
-  transition: "none",
-  pdfMaxPagesPerSlide: 1,
-  pdfSeparateFragments: false,   // print one page per slide, with every step shown
-  plugins: [RevealNotes],
-  // Space or Enter on a focused control (a self-check <summary>, a widget
-  // button, a link) acts on that control and does not also change the slide.
-  keyboardCondition: (event) => {
-    const target = event.target;
-    const onControl = target && target.closest && target.closest("summary, button, a, select");
-    return !(onControl && (event.key === " " || event.key === "Enter"));
-  },
-});
+(function () {
+  const PHONE = window.matchMedia("(max-width: 600px), (max-height: 500px) and (max-width: 1000px)");
+  const FIGURE_MIN_SCALE = 0.9; // px per figure unit on a phone: 18-unit labels stay 16 px
+  const SWIPE = 50;
+  const printing = /print-pdf/i.test(window.location.search);
+  const phone = () => PHONE.matches && !printing;
+
+  function canvas() {
+    return phone()
+      ? { width: "100%", height: "100%", margin: 0, minScale: 1, maxScale: 1 }
+      : { width: 1280, height: 720, margin: 0, minScale: 0.2, maxScale: 2.0 };
+  }
+
+  // A figure is drawn one unit to one px of the slide (export/tables/kit/draw.py):
+  // --figure-w is its natural width, which a tight slide shrinks it to, never below.
+  // On a phone it keeps a readable scale and scrolls inside its box.
+  function sizeFigures() {
+    document.querySelectorAll(".diagram-figure svg, svg.chart").forEach((svg) => {
+      const box = svg.viewBox && svg.viewBox.baseVal;
+      if (!box || !box.width) return;
+      svg.style.setProperty("--figure-w", `${box.width}px`);
+      svg.style.minWidth = phone() ? `${Math.round(box.width * FIGURE_MIN_SCALE)}px` : "";
+    });
+  }
+
+  function setMode() {
+    document.documentElement.classList.toggle("deck-phone", phone());
+    sizeFigures();
+  }
+
+  setMode();
+  Reveal.initialize({
+    hash: true,
+    history: false,
+    progress: true,
+    slideNumber: "c/t",
+    controls: true,
+    center: false,
+    display: "flex",
+    ...canvas(),
+    scrollActivationWidth: null,   // never reveal's scroll view: a phone gets the layout above
+    touch: !phone(),
+    transition: "none",
+    pdfMaxPagesPerSlide: 1,
+    pdfSeparateFragments: false,   // print one page per slide, with every step shown
+    plugins: [RevealNotes],
+    // Space or Enter on a focused control (a self-check <summary>, a widget
+    // button, a link) acts on that control and does not also change the slide.
+    keyboardCondition: (event) => {
+      const target = event.target;
+      const onControl = target && target.closest && target.closest("summary, button, a, select");
+      return !(onControl && (event.key === " " || event.key === "Enter"));
+    },
+  });
+
+  // A slide whose content does not fit the canvas is set one or two steps
+  // tighter (site.css .dense, .denser): smaller body text and figures, never
+  // under the 18 px floor. Measured once every slide is laid out, and again
+  // when the widgets have drawn themselves.
+  function overflows(section) {
+    const wide = [...section.querySelectorAll("pre")].some((p) => p.scrollWidth > p.clientWidth + 1);
+    return wide || section.scrollHeight > section.clientHeight + 1;
+  }
+  // Whatever scrolls can be reached from the keyboard: a listing wider than its
+  // box, and on a phone the slide itself.
+  function reachable(el, name) {
+    if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+    if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", name);
+  }
+  function fit() {
+    for (const section of document.querySelectorAll(".reveal .slides section")) {
+      section.classList.remove("dense", "denser");
+      const shown = section.style.display;
+      section.style.display = "flex";
+      if (!phone()) {
+        if (overflows(section)) section.classList.add("dense");
+        if (overflows(section)) section.classList.replace("dense", "denser");
+      }
+      section.querySelectorAll(".listing pre").forEach((pre) => {
+        const scrolls = pre.scrollWidth > pre.clientWidth + 1 || pre.scrollHeight > pre.clientHeight + 1;
+        if (scrolls) reachable(pre, "code listing");
+      });
+      if (phone()) reachable(section, `slide ${Number(section.dataset.slide) + 1}`);
+      else if (section.getAttribute("tabindex") === "0") section.removeAttribute("tabindex");
+      section.style.display = shown;
+    }
+  }
+  Reveal.on("ready", fit);
+  new MutationObserver(fit).observe(document.documentElement,
+    { attributes: true, attributeFilter: ["data-widgets-ready"] });
+
+  PHONE.addEventListener("change", () => {
+    setMode();
+    Reveal.configure({ ...canvas(), touch: !phone() });
+    fit();
+  });
+
+  // swipe on a phone: the page scrolls up and down natively (touch-action:
+  // pan-y), a mostly sideways stroke changes the slide
+  // (not on a table or figure that scrolls sideways itself, nor on a slider)
+  function scrollsSideways(el) {
+    for (let e = el; e && !e.matches("section"); e = e.parentElement) {
+      if (e.matches("[data-prevent-swipe], input, select") || e.scrollWidth > e.clientWidth + 1) return true;
+    }
+    return false;
+  }
+  let start = null;
+  const reveal = document.querySelector(".reveal");
+  reveal.addEventListener("pointerdown", (e) => {
+    start = e.pointerType === "touch" && phone() && !scrollsSideways(e.target) ? { x: e.clientX, y: e.clientY } : null;
+  });
+  reveal.addEventListener("pointercancel", () => { start = null; });
+  reveal.addEventListener("pointerup", (e) => {
+    if (!start) return;
+    const dx = e.clientX - start.x, dy = e.clientY - start.y;
+    start = null;
+    if (Math.abs(dx) > SWIPE && Math.abs(dx) > 1.5 * Math.abs(dy)) {
+      if (dx < 0) Reveal.next(); else Reveal.prev();
+    }
+  });
+
+  // the reading view link opens the reading view at the slide shown
+  const reading = document.querySelector(".home-link .reading-link");
+  function followSlide() {
+    if (!reading) return;
+    const h = Reveal.getIndices().h;
+    const last = Reveal.getTotalSlides() - 1;   // the closing "Where next" slide has no reading-view twin
+    reading.setAttribute("href", reading.getAttribute("href").split("#")[0] + (h < last ? `#slide-${h}` : ""));
+    // a new slide starts at its top
+    const slide = Reveal.getCurrentSlide();
+    if (slide) slide.scrollTop = 0;
+    if (window.markScrollRegions) window.markScrollRegions();   // scrolls.js: wide things on a phone
+  }
+  Reveal.on("ready", followSlide);
+  Reveal.on("slidechanged", followSlide);
+})();

@@ -35,7 +35,8 @@ out.kept = (req.kept || []).map(({ row, temperature, top_k: k, top_p: p }) =>
   dec.keptIds(row, dec.samplingWeights(row, temperature), k, p));
 out.distributions = (req.kept || []).map(({ row, temperature, top_k: k, top_p: p }) => {
   const d = inspect.distributions(row, { temperature, top_k: k, top_p: p });
-  return { model: Array.from(d.model), sampled: Array.from(d.sampled), kept: Array.from(d.kept), top: inspect.topRows(d, 10) };
+  return { model: Array.from(d.model), sampled: Array.from(d.sampled), kept: Array.from(d.kept),
+    top: inspect.topRows(d, 10) };
 });
 out.filter_errors = (req.bad_filters || []).map(([k, p]) => {
   try { dec.checkFilters(k, p); return null; } catch (err) { return err.message; }
@@ -50,7 +51,8 @@ const table = req.bigram;
 out.generate = [];
 for (const g of req.generate) {
   out.generate.push(await dec.generate(async (ctx) => table[ctx[ctx.length - 1]], g.prompt_ids,
-    { context: req.context, mode: g.mode, temperature: g.temperature, seed: g.seed, limit: g.limit, top_k: g.top_k ?? 0, top_p: g.top_p ?? 1 }));
+    { context: req.context, mode: g.mode, temperature: g.temperature, seed: g.seed, limit: g.limit,
+      top_k: g.top_k ?? 0, top_p: g.top_p ?? 1 }));
 }
 out.sha256 = req.buffers_b64.map((b64) => {
   const bytes = Buffer.from(b64, 'base64');

@@ -257,7 +257,8 @@ test('generate runs the Decoder loop: greedy, sampled with a seed, top-k/top-p',
   assert.deepEqual(eos, { ids: [], stop: 'eos', calls: 1 });
   const none = await generate(async () => [0, 0, 0, 0, 1], [4], { context: W, limit: 0 });
   assert.deepEqual(none, { ids: [], stop: 'limit', calls: 0 });
-  const short = await generate(async (ctx) => { assert.equal(ctx.length, 3); return [0, 0, 0, 0, 1]; }, [], { context: 3, limit: 6 });
+  const short = await generate(async (ctx) => { assert.equal(ctx.length, 3); return [0, 0, 0, 0, 1]; }, [],
+    { context: 3, limit: 6 });
   assert.equal(short.ids.length, 6);
 });
 
@@ -284,7 +285,8 @@ test('topK: the k largest, largest first, lower index on ties', () => {
   assert.deepEqual(topK([], 3), []);
   const r = mulberry32(5);
   const values = Array.from({ length: 200 }, () => Math.round(r() * 50));
-  const expected = values.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, 10).map((x) => x[1]);
+  const expected = values.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, 10)
+    .map((x) => x[1]);
   assert.deepEqual(topK(values, 10), expected);
 });
 

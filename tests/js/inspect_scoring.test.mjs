@@ -96,7 +96,8 @@ test('contrast: the WCAG ratio, symmetric', () => {
 
 test('heatColors: black or white text, whichever contrasts more, at least 4.5:1', () => {
   const light = heatColors(0);
-  assert.deepEqual(light, { background: `rgb(${BLUES[0].join(',')})`, color: 'rgb(0,0,0)', contrast: contrast(BLUES[0], [0, 0, 0]) });
+  assert.deepEqual(light,
+    { background: `rgb(${BLUES[0].join(',')})`, color: 'rgb(0,0,0)', contrast: contrast(BLUES[0], [0, 0, 0]) });
   const darkBg = heatColors(1);
   assert.equal(darkBg.color, 'rgb(255,255,255)');
   assert.equal(darkBg.contrast, contrast(BLUES[4], [255, 255, 255]));

@@ -33,7 +33,10 @@ test('sha256Hex: crypto.subtle when present, the fallback otherwise', async () =
   }
   let used = false;
   Object.defineProperty(globalThis, 'crypto', {
-    value: { subtle: { digest: async (alg, buf) => { used = alg === 'SHA-256'; return createHash('sha256').update(new Uint8Array(buf)).digest().buffer; } } },
+    value: { subtle: { digest: async (alg, buf) => {
+      used = alg === 'SHA-256';
+      return createHash('sha256').update(new Uint8Array(buf)).digest().buffer;
+    } } },
     configurable: true, writable: true });
   try {
     assert.equal(await sha256Hex(bufferOf(bytes)), nodeSha(bytes));
@@ -46,7 +49,11 @@ test('sha256Hex: crypto.subtle when present, the fallback otherwise', async () =
 // The smallest DOM el() needs: elements that record what was set on them.
 class FakeNode {}
 class FakeElement extends FakeNode {
-  constructor(tag) { super(); Object.assign(this, { tag, className: '', textContent: '', style: {}, dataset: {}, attrs: {}, listeners: {}, children: [] }); }
+  constructor(tag) {
+    super();
+    Object.assign(this,
+      { tag, className: '', textContent: '', style: {}, dataset: {}, attrs: {}, listeners: {}, children: [] });
+  }
   setAttribute(k, v) { this.attrs[k] = v; }
   addEventListener(type, fn) { this.listeners[type] = fn; }
   append(child) { this.children.push(child); }

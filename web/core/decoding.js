@@ -28,7 +28,9 @@ export function mulberry32(seed) {
 
 // The context width comes from onnx/metadata.json (the lab) or the caller (tests).
 export function checkWidth(size) {
-  if (!(Number.isInteger(size) && size >= 0)) throw new Error(`the context width must be a whole number >= 0 (metadata.json's context), got ${size}`);
+  if (!(Number.isInteger(size) && size >= 0)) {
+    throw new Error(`the context width must be a whole number >= 0 (metadata.json's context), got ${size}`);
+  }
   return size;
 }
 
@@ -53,8 +55,12 @@ export function greedyChoice(logits) {
 }
 
 export function checkFilters(topK = 0, topP = 1) {
-  if (!(Number.isInteger(topK) && topK >= 0)) throw new Error(`top_k must be an integer >= 0 (0 keeps every token), got ${topK}`);
-  if (!(typeof topP === 'number' && topP > 0 && topP <= 1)) throw new Error(`top_p must be in (0, 1] (1 keeps every token), got ${topP}`);
+  if (!(Number.isInteger(topK) && topK >= 0)) {
+    throw new Error(`top_k must be an integer >= 0 (0 keeps every token), got ${topK}`);
+  }
+  if (!(typeof topP === 'number' && topP > 0 && topP <= 1)) {
+    throw new Error(`top_p must be in (0, 1] (1 keeps every token), got ${topP}`);
+  }
 }
 
 // The allowed IDs, highest logit first, lower ID first on ties.
@@ -129,7 +135,8 @@ export function choose(logits, mode, temperature, rng, topK = 0, topP = 1) {
 // was told). Mirrors export.decoding.generate.
 export class Decoder {
   // context (the width) and limit come from onnx/metadata.json (context, decoding.default_limit).
-  constructor(promptIds, { context, limit, mode = 'greedy', temperature = 1, seed = 0, top_k: topK = 0, top_p: topP = 1 } = {}) {
+  constructor(promptIds,
+    { context, limit, mode = 'greedy', temperature = 1, seed = 0, top_k: topK = 0, top_p: topP = 1 } = {}) {
     checkWidth(context);
     if (!Number.isInteger(limit)) throw new Error(`limit must be a whole number of tokens, got ${limit}`);
     if (mode !== 'greedy' && mode !== 'sampled') throw new Error(`mode must be 'greedy' or 'sampled', got ${mode}`);

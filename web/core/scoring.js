@@ -6,11 +6,13 @@
 import { contextWindow, startHistory } from './decoding.js';
 import { EOS_ID } from './tokenizer.js';
 
-// The targets (the text's IDs, then EOS when asked) and the context each is read from.
+// The targets (the text's IDs, then EOS when asked) and the context each is
+// read from: the last `width` IDs of the history up to it, so the work grows
+// linearly with the text (never a copy of the whole history per token).
 export function scoreContexts(ids, eos, width) {
   const targets = eos ? [...ids, EOS_ID] : [...ids];
   const history = startHistory(ids);
-  const contexts = targets.map((_, t) => contextWindow(history.slice(0, t + 1), width));
+  const contexts = targets.map((_, t) => contextWindow(history.slice(Math.max(0, t + 1 - width), t + 1), width));
   return { targets, contexts };
 }
 

@@ -8,7 +8,9 @@ export const PAD = '<PAD>', BOS = '<BOS>', EOS = '<EOS>', UNK = '<UNK>';
 export const SPECIALS = [PAD, BOS, EOS, UNK];
 export const PAD_ID = 0, BOS_ID = 1, EOS_ID = 2, UNK_ID = 3;
 
-// The same explicit class as the Python WHITESPACE pattern (not \s, which differs).
+// The same explicit class as the Python WHITESPACE pattern (not \s, which differs);
+// its control characters (\x1c-\x1f, separators) are meant.
+// eslint-disable-next-line no-control-regex
 const WHITESPACE = /[ \t\n\r\f\v\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+/gu;
 // The u flag makes [^ ] match one code point (an emoji is one token, as in Python).
 const TOKEN = /[a-z]+(?:'[a-z]+)?|[0-9]+|[^ ]/gu;

@@ -7,8 +7,9 @@
 // the WebGPU runtime its own build, and only when it is used.
 
 import { sha256Hex } from '../core/sha256.js';
+import { VENDOR, VENDOR_DIR } from './shared.js';
+import { versioned } from '../core/version.js';
 
-export const VENDOR = new URL('../vendor/onnxruntime-web/', import.meta.url).href;
 export const FILE_CACHE = 'attention-lab-files-v1';
 
 export function describeError(err) {
@@ -23,11 +24,39 @@ async function openCache() {
   }
 }
 
+// The downloads in progress; cancelDownloads() (the page's Stop while the
+// models download) aborts them, and each fails naming its file.
+const downloads = new Set();
+
+export function cancelDownloads() {
+  const n = downloads.size;
+  for (const controller of downloads) controller.abort(new Error('stopped by you'));
+  return n;
+}
+
+const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+
 // A big file (a model or a runtime's .wasm), checked against its SHA-256.
 // Read from the offline cache when the cached copy still matches; a stale copy
 // (a new build changed metadata.json or runtimes.json) is downloaded again and
 // replaces it. onProgress({loaded, total, from}) follows the bytes.
-export async function fetchVerified(url, { name, sha256, bytes, onProgress = () => {} }) {
+export async function fetchVerified(url, options) {
+  const controller = new AbortController();
+  downloads.add(controller);
+  try {
+    return await download(url, options, controller.signal);
+  } catch (err) {
+    if (controller.signal.aborted) {
+      throw new Error(`the download of ${options.name} was stopped by you; reload the page to download it again`,
+        { cause: err });
+    }
+    throw err;
+  } finally {
+    downloads.delete(controller);
+  }
+}
+
+async function download(url, { name, sha256, bytes, onProgress = () => {} }, signal) {
   const cache = await openCache();
   let stale = false;
   if (cache) {
@@ -48,10 +77,11 @@ export async function fetchVerified(url, { name, sha256, bytes, onProgress = () 
   let response;
   try {
     // no-cache: revalidate with the server, never trust a possibly stale HTTP cache entry
-    response = await fetch(url, { cache: 'no-cache' });
+    response = await fetch(url, { cache: 'no-cache', signal });
   } catch (err) {
     throw new Error(`could not download ${name}: ${describeError(err)}` +
-      (navigator.onLine === false ? ' (the browser is offline and has no checked copy of it yet)' : ''));
+      (navigator.onLine === false ? ' (the browser is offline and has no checked copy of it yet)' : ''),
+    { cause: err });
   }
   if (!response.ok) throw new Error(`file missing: ${name} (HTTP ${response.status})`);
   const total = bytes || Number(response.headers.get('content-length')) || 0;
@@ -63,7 +93,14 @@ export async function fetchVerified(url, { name, sha256, bytes, onProgress = () 
     let lastPost = 0;
     onProgress({ loaded: 0, total, from: 'network' });
     for (;;) {
-      const { done, value } = await reader.read();
+      let part;
+      try {
+        part = await reader.read();
+      } catch (err) { // the connection dropped (or Stop aborted it) part way
+        throw new Error(`the download of ${name} broke off after ${mb(loaded)}${total ? ` of ${mb(total)}` : ''} ` +
+          `(${describeError(err)}); reload the page to try again`, { cause: err });
+      }
+      const { done, value } = part;
       if (done) break;
       chunks.push(value);
       loaded += value.byteLength;
@@ -88,11 +125,12 @@ export async function fetchVerified(url, { name, sha256, bytes, onProgress = () 
   }
   if (cache) {
     try {
-      await cache.put(url, new Response(buffer.slice(0), { headers: { 'content-type': 'application/octet-stream' } }));
+      const headers = { 'content-type': 'application/octet-stream' };
+      await cache.put(url, new Response(buffer.slice(0), { headers }));
     } catch { /* quota: works online, just not offline */ }
   }
-  return { buffer, from: stale ? 'network (cached copy was stale)' : 'network', download_ms: downloadMs, hash_ms: hashMs,
-    network_bytes: buffer.byteLength };
+  return { buffer, from: stale ? 'network (cached copy was stale)' : 'network', download_ms: downloadMs,
+    hash_ms: hashMs, network_bytes: buffer.byteLength };
 }
 
 // Drop cached big files that the current build no longer names.
@@ -115,22 +153,23 @@ export function loadRuntime(manifest, backend, onProgress) {
   if (!runtimes[backend]) {
     runtimes[backend] = (async () => {
       const build = manifest.builds[backend];
-      const file = `vendor/onnxruntime-web/${build.wasm}`;
-      const got = await fetchVerified(VENDOR + build.wasm, { name: file, sha256: build.sha256, bytes: build.bytes, onProgress });
+      const got = await fetchVerified(VENDOR + build.wasm,
+        { name: `${VENDOR_DIR}/${build.wasm}`, sha256: build.sha256, bytes: build.bytes, onProgress });
       let ort;
       try {
-        ort = await import(VENDOR + build.module);
+        ort = await import(versioned(VENDOR + build.module).href); // this build's, cached for good
       } catch (err) {
-        throw new Error(`could not load vendor/onnxruntime-web/${build.module}: ${describeError(err)}`);
+        throw new Error(`could not load ${VENDOR_DIR}/${build.module}: ${describeError(err)}`, { cause: err });
       }
-      ort.env.wasm.wasmPaths = VENDOR;
+      // the Emscripten glue by its versioned URL too (the .wasm itself is handed over: wasmBinary)
+      ort.env.wasm.wasmPaths = { mjs: versioned(VENDOR + build.glue).href, wasm: VENDOR + build.wasm };
       ort.env.wasm.wasmBinary = got.buffer;
       ort.env.wasm.numThreads = 1; // threads need cross-origin isolation, which a static host rarely gives
       ort.env.wasm.proxy = false; // we already are a worker
       ort.env.logLevel = 'error';
-      return { ort, report: { ok: true, backend, file: build.wasm, module: build.module, bytes: got.buffer.byteLength,
-        from: got.from, network_bytes: got.network_bytes, download_ms: got.download_ms, hash_ms: got.hash_ms,
-        version: manifest.version } };
+      return { ort, report: { ok: true, backend, file: build.wasm, module: build.module,
+        bytes: got.buffer.byteLength, from: got.from, network_bytes: got.network_bytes, download_ms: got.download_ms,
+        hash_ms: got.hash_ms, version: manifest.version } };
     })();
     runtimes[backend].catch(() => { delete runtimes[backend]; }); // a later try may succeed (back online)
   }
@@ -139,6 +178,22 @@ export function loadRuntime(manifest, backend, onProgress) {
 
 // WebGPU adapters that are CPU emulations: automatic never picks them.
 const SOFTWARE = /swiftshader|llvmpipe|lavapipe|softpipe|software|basic render|microsoft warp/i;
+
+// An adapter's description, and whether it is a CPU emulation: either signal
+// is enough, the fallback flag (adapter.info's, or the adapter's own in older
+// browsers) or a software renderer's name in the vendor, architecture, device
+// or description. (SwiftShader carries both; other software adapters only one.)
+export function classifyAdapter(info = {}, adapterFallback = undefined) {
+  const described = { vendor: info.vendor || '', architecture: info.architecture || '', device: info.device || '',
+    description: info.description || '' };
+  const fallback = Boolean(info.isFallbackAdapter ?? adapterFallback);
+  const named = SOFTWARE.exec(Object.values(described).join(' '));
+  const software = fallback || Boolean(named);
+  const what = fallback ? 'fallback (software) adapter' : 'software renderer';
+  const name = [described.vendor, described.architecture].filter(Boolean).join(' ') || 'unnamed';
+  const reason = `the only WebGPU adapter is a ${what} (${name}), a CPU emulation slower than WASM`;
+  return { adapter: described, software, software_reason: software ? reason : null };
+}
 
 let probed = null;
 export function probeWebGPU() {
@@ -151,20 +206,15 @@ async function probe() {
     return { ok: false, software: false, reason: 'this browser has no WebGPU (navigator.gpu is missing)' };
   }
   if (typeof WebAssembly.Suspending !== 'function') {
-    return { ok: false, software: false, reason: 'this browser lacks WebAssembly JSPI, which the WebGPU build of onnxruntime-web needs' };
+    return { ok: false, software: false,
+      reason: 'this browser lacks WebAssembly JSPI, which the WebGPU build of onnxruntime-web needs' };
   }
   try {
     const adapter = await navigator.gpu.requestAdapter();
-    if (!adapter) return { ok: false, software: false, reason: 'the browser offers WebGPU but found no usable GPU adapter' };
-    const info = adapter.info || {};
-    const described = { vendor: info.vendor || '', architecture: info.architecture || '', device: info.device || '',
-      description: info.description || '' };
-    const fallback = Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter);
-    const named = SOFTWARE.exec(Object.values(described).join(' '));
-    const software = fallback || Boolean(named);
-    return { ok: true, adapter: described, software,
-      software_reason: software ? `the only WebGPU adapter is a ${fallback ? 'fallback (software) adapter' : 'software renderer'}` +
-        ` (${[described.vendor, described.architecture].filter(Boolean).join(' ') || 'unnamed'}), a CPU emulation slower than WASM` : null };
+    if (!adapter) {
+      return { ok: false, software: false, reason: 'the browser offers WebGPU but found no usable GPU adapter' };
+    }
+    return { ok: true, ...classifyAdapter(adapter.info || {}, adapter.isFallbackAdapter) };
   } catch (err) {
     return { ok: false, software: false, reason: `requesting a WebGPU adapter failed: ${describeError(err)}` };
   }

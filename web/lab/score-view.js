@@ -14,7 +14,8 @@ const SHORT = { mlp: 'MLP', attn1: '1 head', attn4: '4 heads' };
 function scoreLegend() {
   const bits = [0, 2, 4, 7, 10, SCORE_MAX_BITS];
   return el('div', { class: 'legend', role: 'img',
-    'aria-label': 'Colour scale: light for likely tokens (probability near 100%), dark red for surprising ones (0.02% or less); the same for all three models' },
+    'aria-label': 'Colour scale: light for likely tokens (probability near 100%), dark red for surprising ones ' +
+      '(0.02% or less); the same for all three models' },
   el('span', { class: 'legend-title', text: 'Probability of the actual token' }),
   bits.map((b) => {
     const p = 2 ** -b;
@@ -25,51 +26,133 @@ function scoreLegend() {
   el('span', { class: 'legend-note', text: 'same scale for all three models; darker = more surprised' }));
 }
 
-export function renderScore(container, sc, metadata, vocab, onSelect) {
+// Each model's most surprising token: the lowest probability (the first on ties).
+function mostSurprising(probabilities) {
+  let at = -1;
+  probabilities.forEach((p, i) => { if (at < 0 || p < probabilities[at]) at = i; });
+  return at;
+}
+
+const RENDER_SLICE = 100; // token buttons added per frame
+
+export async function renderScore(container, sc, metadata, vocab, onSelect) {
+  const columns = ['Model', 'Cross-entropy (nats/token)', 'Perplexity', 'Tokens scored', 'Most surprising token',
+    'Test-set perplexity, for comparison'];
+  const worst = Object.fromEntries(metadata.order.map((k) => [k, mostSurprising(sc.models[k].probabilities)]));
   const rows = metadata.order.map((kind) => {
     const m = sc.models[kind];
-    return el('tr', { 'data-kind': kind },
-      el('th', { scope: 'row', text: metadata.models[kind].label }),
+    const w = worst[kind];
+    const cells = [
       el('td', { 'data-value': 'cross_entropy', text: m.error ? 'error' : fmt.num(m.cross_entropy, 3) }),
       el('td', { 'data-value': 'perplexity', text: m.error ? m.error : fmt.num(m.perplexity, 2) }),
       el('td', { text: String(m.probabilities.length) }),
-      el('td', { text: fmt.meanSd(metadata.models[kind].aggregate?.test_perplexity, 2) }));
+      el('td', { 'data-value': 'most_surprising', 'data-index': w,
+        text: w < 0 ? '–' : `${sc.tokens[w]} (${exactPct(m.probabilities[w])})` }),
+      el('td', { text: fmt.meanSd(metadata.models[kind].aggregate?.test_perplexity, 2) })];
+    cells.forEach((td, i) => td.setAttribute('data-label', columns[i + 1]));
+    return el('tr', { 'data-kind': kind }, el('th', { scope: 'row', text: metadata.models[kind].label }), cells);
   });
   const summary = el('table', { class: 'numbers score-summary' },
-    el('caption', { text: 'On this text (lower is better for both). One text is a small sample: the test-set figure averages every target of the test split.' }),
-    el('thead', {}, el('tr', {}, ['Model', 'Cross-entropy (nats/token)', 'Perplexity', 'Tokens scored', 'Test-set perplexity, for comparison']
-      .map((t) => el('th', { scope: 'col', text: t })))),
+    el('caption', { text: 'On this text (lower is better for both). One text is a small sample: ' +
+      'the test-set figure averages every target of the test split.' }),
+    el('thead', {}, el('tr', {}, columns.map((t) => el('th', { scope: 'col', text: t })))),
     el('tbody', {}, rows));
   const pieces = detokenizePieces(sc.tokens.map((t) => (t === '<EOS>' ? 'EOS' : t)));
-  const cols = sc.tokens.map((tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i, 'aria-pressed': 'false',
-    onclick: (e) => {
-      for (const b of container.querySelectorAll('.score-tok')) b.setAttribute('aria-pressed', b === e.currentTarget ? 'true' : 'false');
-      onSelect(i);
-    } },
-  el('span', { class: 'score-word', dir: 'auto', text: tok === '<EOS>' ? '<EOS>' : visibleToken(pieces[i].trim() || tok) }),
-  el('span', { class: 'visually-hidden', text: `: ${metadata.order.map((k) => `${SHORT[k] || k} ${fmt.pct(sc.models[k].probabilities[i])}`).join(', ')}` }),
+  const press = (e) => {
+    for (const b of container.querySelectorAll('.score-tok')) {
+      b.setAttribute('aria-pressed', b === e.currentTarget ? 'true' : 'false');
+    }
+  };
+  const worstText = (i) => {
+    const kinds = metadata.order.filter((k) => worst[k] === i).map((k) => SHORT[k] || k);
+    return kinds.length ? el('span', { class: 'visually-hidden', text: `, most surprising for ${kinds.join(', ')}` })
+      : null;
+  };
+  const spoken = (i) => metadata.order.map((k) => `${SHORT[k] || k} ${exactPct(sc.models[k].probabilities[i])}`);
+  const tokenButton = (tok, i) => el('button', { type: 'button', class: 'score-tok', 'data-index': i,
+    'aria-pressed': 'false', onclick: (e) => { press(e); onSelect(i); } },
+  el('span', { class: 'score-word', dir: 'auto',
+    text: tok === '<EOS>' ? '<EOS>' : visibleToken(pieces[i].trim() || tok) }),
+  el('span', { class: 'visually-hidden', text: `: ${spoken(i).join(', ')}` }),
+  worstText(i),
   metadata.order.map((k) => {
     const p = sc.models[k].probabilities[i];
     const c = p === undefined ? null : scoreColors(p);
-    return el('span', { class: 'score-cell', 'aria-hidden': 'true', 'data-kind': k, 'data-p': p === undefined ? '' : String(p),
-      style: c ? { backgroundColor: c.background, color: c.color } : {} }, p === undefined ? '–' : shortPct(p));
-  })));
+    return el('span', { class: `score-cell${worst[k] === i ? ' most' : ''}`, 'aria-hidden': 'true', 'data-kind': k,
+      'data-p': p === undefined ? '' : String(p), style: c ? { backgroundColor: c.background, color: c.color } : {} },
+    p === undefined ? '–' : shortPct(p));
+  }));
+  const labels = metadata.order.map((k) => metadata.models[k].label).join(', ');
+  const tokens = el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens', 'aria-busy': 'true' },
+    el('div', { class: 'score-labels', 'aria-hidden': 'true' }, el('span', { class: 'score-word', text: 'token' }),
+      metadata.order.map((k) => el('span', { class: 'score-cell score-label', text: SHORT[k] || k }))));
   container.replaceChildren(
-    el('p', { class: 'note' }, 'Each model read this text one token at a time (teacher forcing, as in training and testing) and gave a probability ',
-      'to the token that really comes next. Cross-entropy is the mean of −ln p over the tokens; perplexity is e to that power: ',
-      'a perplexity of 20 is as unsure as a fair pick among 20 tokens. ', slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
-    el('div', { class: 'table-wrap' }, summary),
+    el('p', { class: 'note' },
+      'Each model read this text one token at a time (teacher forcing, as in training and testing) ',
+      'and gave a probability to the token that really comes next. ',
+      'Cross-entropy is the mean of −ln p over the tokens; perplexity is e to that power: ',
+      'a perplexity of 20 is as unsure as a fair pick among 20 tokens. ',
+      slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
+    el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scores on this text' }, summary),
+    rankNote(sc, metadata),
     scoreLegend(),
-    el('p', { class: 'note', text: `Under each token, top to bottom: ${metadata.order.map((k) => metadata.models[k].label).join(', ')}, the probability in % ("<1": under 1%). Select a token to compare the three models' top 10 on exactly the same context.` }),
-    el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens' }, cols),
+    el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in %. ` +
+      'Each model\'s most surprising token has a thick border. ' +
+      'Select a token to compare the three models\' top 10 on exactly the same context.' }),
+    tokens,
     el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' }));
+  // The tokens go in a slice a frame (each laid out on its own), the page answering in between:
+  // a long text never freezes it. (A hidden tab runs no frames: the timeout goes on without them.)
+  for (let start = 0; start < sc.tokens.length; start += RENDER_SLICE) {
+    if (start) await new Promise((resolve) => { requestAnimationFrame(resolve); setTimeout(resolve, 100); });
+    if (!tokens.isConnected) return; // a newer score replaced this one
+    tokens.append(...sc.tokens.slice(start, start + RENDER_SLICE).map((tok, j) => tokenButton(tok, start + j)));
+  }
+  tokens.removeAttribute('aria-busy');
 }
 
-function shortPct(p) {
+// The progress of a running score: the model calls done, of all of them.
+export function renderScoreProgress(container, { done, total, kind }) {
+  let line = container.querySelector('.score-progress');
+  if (!line) {
+    line = el('p', { class: 'note score-progress', role: 'status' }, el('progress', {}), el('span'));
+    container.replaceChildren(line);
+  }
+  const bar = line.querySelector('progress');
+  bar.max = total;
+  bar.value = done;
+  line.querySelector('span').textContent = ` Scoring: ${done.toLocaleString('en-US')} of ` +
+    `${total.toLocaleString('en-US')} model readings${kind ? ` (${kind})` : ''}; Stop ends it.`;
+}
+
+// The probability in % with enough digits to tell 0.10 from 0.41 (two
+// significant digits down to 0.001%).
+export function shortPct(p) {
   if (p >= 0.995) return '100';
   if (p >= 0.095) return (100 * p).toFixed(0);
   if (p >= 0.0095) return (100 * p).toFixed(1);
-  return '<1';
+  if (p >= 0.00095) return (100 * p).toFixed(2);
+  if (p >= 0.0000095) return (100 * p).toFixed(3);
+  return '<0.001';
+}
+
+const exactPct = (p) => `${shortPct(p)}%`;
+
+// One line beside the numbers: why a short text can rank the models unlike the test set.
+function rankNote(sc, metadata) {
+  const ok = metadata.order.filter((k) => !sc.models[k].error && sc.models[k].perplexity !== null);
+  const byText = [...ok].sort((a, b) => sc.models[a].perplexity - sc.models[b].perplexity);
+  const test = (k) => metadata.models[k].aggregate?.test_perplexity?.mean ?? Infinity;
+  const byTest = [...ok].sort((a, b) => test(a) - test(b));
+  const same = byText.join() === byTest.join();
+  const names = (list) => list.map((k) => SHORT[k] || k).join(' < ');
+  const count = sc.ids.length;
+  return el('p', { class: `note rank-note${same ? '' : ' differs'}`, 'data-same-ranking': String(same) },
+    same ? `On this text the models rank as on the test set (${names(byText)}). `
+      : `On this text the ranking (${names(byText)}) differs from the test set's (${names(byTest)}). `,
+    `A text of ${count} token${count === 1 ? '' : 's'} is a small sample: one phrase the MLP's fixed window happens ` +
+      'to know, or one surprise, can move its perplexity a lot, while the test figure averages every target of ' +
+      'the test split.');
 }
 
 export function renderScoreDetail(container, { sc, position, context, items, metadata, vocab }) {
@@ -78,25 +161,34 @@ export function renderScoreDetail(container, { sc, position, context, items, met
   const tail = real.slice(-12).map((id) => visibleToken(vocab.token(id)));
   const sections = items.map((it) => {
     const entry = metadata.models[it.kind];
-    if (it.error) return el('section', { class: 'inspect-model', 'data-kind': it.kind }, el('h4', { text: entry.label }), el('p', { class: 'error', text: it.error }));
+    if (it.error) {
+      return el('section', { class: 'inspect-model', 'data-kind': it.kind },
+        el('h4', { text: entry.label }), el('p', { class: 'error', text: it.error }));
+    }
     const probs = softmax(it.logits);
     let rank = 1;
-    for (let i = 0; i < probs.length; i++) if (probs[i] > probs[target] || (probs[i] === probs[target] && i < target)) rank += 1;
+    for (let i = 0; i < probs.length; i++) {
+      if (probs[i] > probs[target] || (probs[i] === probs[target] && i < target)) rank += 1;
+    }
     const top = topK(probs, 10);
     return el('section', { class: 'inspect-model', 'data-kind': it.kind },
       el('h4', { text: entry.label }),
-      el('p', { class: 'note' }, `The actual token `, el('strong', { class: 'tok-inline', text: visibleToken(vocab.token(target)) }),
-        ` gets ${fmt.pct(probs[target])}, rank ${rank.toLocaleString('en-US')} of ${probs.length.toLocaleString('en-US')}.`),
+      el('p', { class: 'note' }, `The actual token `,
+        el('strong', { class: 'tok-inline', text: visibleToken(vocab.token(target)) }),
+        ` gets ${fmt.pct(probs[target])}, rank ${rank.toLocaleString('en-US')} of ` +
+        `${probs.length.toLocaleString('en-US')}.`),
       el('table', { class: 'top10', 'aria-label': `${entry.label}: ten most likely tokens here` },
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: '#' }), el('th', { scope: 'col', text: 'Token' }), el('th', { scope: 'col', text: 'Probability' }))),
+        el('thead', {}, el('tr', {}, ['#', 'Token', 'Probability'].map((t) => el('th', { scope: 'col', text: t })))),
         el('tbody', {}, top.map((id, r) => el('tr', { class: id === target ? 'chosen' : '' },
           el('td', { text: String(r + 1) }),
           el('td', {}, el('span', { class: 'tok-inline', dir: 'auto', text: visibleToken(vocab.token(id)) })),
-          el('td', { class: 'bar-cell' }, el('span', { class: 'bar', style: { width: `${Math.max(1, 100 * probs[id])}%` } }),
+          el('td', { class: 'bar-cell' },
+            el('span', { class: 'bar', style: { width: `${Math.max(1, 100 * probs[id])}%` } }),
             el('span', { class: 'bar-label', text: fmt.pct(probs[id]) })))))));
   });
   container.replaceChildren(
     el('h3', { text: `Token ${position + 1}: all three models on the same context` }),
-    el('p', { class: 'note context-strip' }, `Context (last ${tail.length} of ${real.length} tokens): `, el('span', { dir: 'auto', text: `${real.length > tail.length ? '… ' : ''}${tail.join(' ')}` })),
+    el('p', { class: 'note context-strip' }, `Context (last ${tail.length} of ${real.length} tokens): `,
+      el('span', { dir: 'auto', text: `${real.length > tail.length ? '… ' : ''}${tail.join(' ')}` })),
     el('div', { class: 'inspect-top' }, sections));
 }

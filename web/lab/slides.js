@@ -11,7 +11,9 @@ export const SLIDES = {
   softmax: { deck: 'maps', title: 'Block special tokens, then softmax' },
   eos: { deck: 'maps', title: 'Extend the history, or stop' },
   unk: { deck: 'maps', title: 'Unknown words map to UNK' },
-  temperature: { deck: 'part2', title: 'Hard or soft retrieval' },
+  temperature: { deck: 'part3', title: 'Sampling: temperature' },
+  topk: { deck: 'part3', title: 'Sampling: top-k and top-p cut the tail' },
+  topp: { deck: 'part3', title: 'Sampling: top-k and top-p cut the tail' },
   attention: { deck: 'maps', title: 'Softmax turns scores into weights' },
   matrix: { deck: 'part2', title: 'All rows at once: the matrix form' },
   perplexity: { deck: 'results', title: 'Cross-entropy and perplexity' },
@@ -34,8 +36,13 @@ export function slideIndex(key) {
   return Math.max(0, (slideTitles()[s.deck] || []).indexOf(s.title));
 }
 
-export function slideHref(key) {
-  return `../decks/${SLIDES[key].deck}.html#/${slideIndex(key)}`;
+// On a phone the link opens the slide in the deck's reading view (every slide
+// in order, each with an anchor), which a narrow screen reads better than the deck.
+const narrow = () => typeof matchMedia === 'function' && matchMedia('(max-width: 700px)').matches;
+
+export function slideHref(key, phone = narrow()) {
+  const s = SLIDES[key];
+  return phone ? `../read/${s.deck}.html#slide-${slideIndex(key)}` : `../decks/${s.deck}.html#/${slideIndex(key)}`;
 }
 
 export function slideLink(key, text) {

@@ -4,6 +4,7 @@
 import { UNK_ID, detokenizePieces } from '../core/tokenizer.js';
 import { el, fmt, visibleToken } from '../core/dom.js';
 import { slideLink } from './slides.js';
+import { roving } from './roving.js';
 
 export { el, fmt, visibleToken };
 
@@ -23,12 +24,14 @@ export function renderPreview(container, summary, analysis, context) {
   const pads = Math.max(0, context - history.length);
   const parts = [`${tokens.length.toLocaleString('en-US')} token${tokens.length === 1 ? '' : 's'}`];
   parts.push(unknown ? `${unknown} not in the vocabulary (read as <UNK>, highlighted)` : 'none unknown');
-  parts.push(cropped ? `the models read only the last ${context} IDs: ${cropped.toLocaleString('en-US')} earlier token${cropped === 1 ? ' is' : 's are'} cropped away`
+  parts.push(cropped ? `the models read only the last ${context} IDs: ${cropped.toLocaleString('en-US')} earlier ` +
+    `token${cropped === 1 ? ' is' : 's are'} cropped away`
     : `with <BOS> they fill ${history.length} of ${context} slots${pads ? `; the other ${pads} are <PAD>` : ''}`);
   summary.textContent = `${parts.join('; ')}.`;
   const chips = shown.map((it) => el('span', { class: it.cls, title: it.title },
     it.label, it.unk ? el('small', { class: 'unk-tag', text: 'UNK' }) : null));
-  container.replaceChildren(...(cropped ? [el('span', { class: 'tok cropped', text: `… ${cropped.toLocaleString('en-US')} cropped` })] : []), ...chips);
+  const croppedChip = el('span', { class: 'tok cropped', text: `… ${cropped.toLocaleString('en-US')} cropped` });
+  container.replaceChildren(...(cropped ? [croppedChip] : []), ...chips);
 }
 
 export const STOP_LABELS = {
@@ -36,6 +39,7 @@ export const STOP_LABELS = {
   limit: 'token limit reached',
   stopped: 'stopped by you',
   error: 'error',
+  waiting: 'still downloading: not run',
 };
 
 export function modelCard(kind, entry) {
@@ -48,20 +52,26 @@ export function modelCard(kind, entry) {
     values[key] = el('dd', { 'data-stat': key, text: '–' });
     stats.append(el('div', {}, el('dt', { text: label }), values[key]));
   }
-  const text = el('p', { class: 'continuation', dir: 'auto' }, el('span', { class: 'note', text: 'Press Generate: this model\'s continuation appears here.' }));
-  const chips = el('div', { class: 'output', role: 'group', 'aria-label': `${entry.label}: generated tokens, select one to inspect` });
+  const text = el('p', { class: 'continuation', dir: 'auto' },
+    el('span', { class: 'note', text: 'Press Generate: this model\'s continuation appears here.' }));
+  const chips = el('div', { class: 'output', role: 'group',
+    'aria-label': `${entry.label}: generated tokens, select one to inspect` });
   const explain = el('p', { class: 'note stop-explain', hidden: true });
   const scoreThis = el('button', { type: 'button', class: 'link-button score-this', hidden: true,
     text: 'Score this continuation with all three models' });
-  const card = el('article', { class: 'model-card', 'data-kind': kind, id: `card-${kind}`, 'aria-labelledby': `card-${kind}-title` },
+  const card = el('article',
+    { class: 'model-card', 'data-kind': kind, id: `card-${kind}`, 'aria-labelledby': `card-${kind}-title` },
     el('h3', { id: `card-${kind}-title`, text: entry.label }),
     el('p', { class: 'note', text: `${fmt.int(entry.parameters)} parameters · ${heads}` }),
     el('p', { class: 'error model-error', role: 'alert', hidden: true }),
+    el('p', { class: 'note model-status', 'data-state': 'loading',
+      text: `Waiting for its file (${fmt.mb(entry.bytes)}).` }),
     el('p', { class: 'output-label note', text: 'Continuation (prompt in grey):' }),
     text,
     el('p', { class: 'output-label note', text: 'Tokens: select one to inspect that step' }),
     chips, explain, scoreThis, stats);
-  return { card, values, text, output: chips, explain, scoreThis, error: card.querySelector('.model-error') };
+  return { card, values, text, output: chips, explain, scoreThis, error: card.querySelector('.model-error'),
+    status: card.querySelector('.model-status') };
 }
 
 // The continuation twice: as readable text (punctuation attached, as
@@ -84,10 +94,13 @@ export function renderOutput(view, promptTokens, newTokens, steps, stop, onSelec
     if (focused !== null) view.output.querySelector(`.tok[data-step="${focused}"]`)?.focus();
   } else {
     appendChips(view, newTokens, existing.length, null, steps, onSelect);
-    if (stop && stop !== view.output.dataset.stop) appendChips(view, newTokens, newTokens.length, stop, steps, onSelect);
+    if (stop && stop !== view.output.dataset.stop) {
+      appendChips(view, newTokens, newTokens.length, stop, steps, onSelect);
+    }
   }
   view.output.dataset.stop = String(stop);
   markSelected(view, selected);
+  roving(view.output, '.tok'); // the strip is one Tab stop; the arrow keys move between its tokens
 }
 
 function appendChips(view, tokens, from, stop, steps, onSelect) {
@@ -99,7 +112,8 @@ function appendChips(view, tokens, from, stop, steps, onSelect) {
   if (stop === 'eos') {
     const i = steps.length - 1;
     nodes.push(el('button', { type: 'button', class: 'tok eos', 'data-step': i, 'aria-pressed': 'false',
-      title: `step ${i + 1}: the model chose <EOS>`, 'aria-label': `<EOS> (end of story), step ${i + 1}`, onclick: () => onSelect(i) }, '<EOS>'));
+      title: `step ${i + 1}: the model chose <EOS>`, 'aria-label': `<EOS> (end of story), step ${i + 1}`,
+      onclick: () => onSelect(i) }, '<EOS>'));
   } else if (stop === 'stopped') {
     nodes.push(el('span', { class: 'stopped-tag', text: '■ stopped' }));
   }
@@ -124,9 +138,12 @@ export function renderStats(view, stats) {
   view.error.hidden = !(stats && stats.error);
   view.error.textContent = stats && stats.error ? `This model stopped with an error: ${stats.error}` : '';
   const immediate = stats && stats.stop === 'eos' && stats.new_tokens === 0;
-  view.explain.hidden = !immediate;
-  view.explain.replaceChildren(...(immediate ? [
-    'This model chose <EOS> (end of story) as its very first token: after this text, ending the story was its most likely next token',
+  const waiting = stats && stats.stop === 'waiting';
+  view.explain.hidden = !immediate && !waiting;
+  view.explain.replaceChildren(...(waiting ? ['This model\'s file was still downloading when you pressed ' +
+    'Generate; it joins the next run once it is checked (its card says when).'] : []), ...(immediate ? [
+    'This model chose <EOS> (end of story) as its very first token: ' +
+      'after this text, ending the story was its most likely next token',
     ' (or the draw landed on it). Select <EOS> to see the probabilities, or try a different text. ',
     slideLink('eos', 'Slide: extend the history, or stop')] : []));
   view.scoreThis.hidden = !(stats && stats.new_tokens > 0);

@@ -4,65 +4,49 @@
 // Which onnxruntime-web build each runtime loads, the checked and cached
 // downloads and the WebGPU probe live in runtime.js.
 
-import { Decoder, contextWindow, startHistory } from '../core/decoding.js';
-import { describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl } from './runtime.js';
-import { checkBackend, checkIds, checkRuns } from './guards.js';
+import { Decoder } from '../core/decoding.js';
+import { hideInWindow } from '../core/ablation.js';
+import { cancelDownloads, describeError, fetchVerified, loadRuntime, probeWebGPU, pruneCache, runtimeUrl }
+  from './runtime.js';
+import { checkBackend, checkRuns } from './guards.js';
+import { VENDOR_DIR, median, timingContext } from './shared.js';
+import { progress, serialized, state, yieldToEvents } from './worker-state.js';
+import { newSession, run, runSession, sessionFor, sessionWithHeads } from './worker-sessions.js';
 
-const state = {
-  metadata: null,
-  bytes: {}, // kind -> Uint8Array of the verified model
-  loadErrors: {}, // kind -> message
-  sessions: { webgpu: {}, wasm: {} }, // backend -> kind -> InferenceSession
-  sessionErrors: { webgpu: {}, wasm: {} },
-  manifest: null, // vendor/onnxruntime-web/runtimes.json
-  runtimeErrors: {}, // backend -> message
-  tensors: new WeakMap(), // session -> the Tensor class of its onnxruntime-web build
-  stops: new Set(),
-};
-
-// Let queued messages (Stop) in between model calls: a macrotask yield without timer clamping.
-const channel = new MessageChannel();
-const pending = [];
-channel.port1.onmessage = () => pending.shift()?.();
-function yieldToEvents() {
-  return new Promise((resolve) => { pending.push(resolve); channel.port2.postMessage(0); });
-}
-
-// Session runs are serialized: one model call at a time, whichever backend.
-let queue = Promise.resolve();
-function serialized(fn) {
-  const result = queue.then(fn, fn);
-  queue = result.catch(() => {});
-  return result;
-}
-
-function progress(file, name) {
-  return ({ loaded, total, from }) => postMessage({ event: 'progress', file, name, loaded, total, from });
-}
-
-// Downloads (or reads from the offline cache) the three models and the
-// runtimes the page asks for, all at once, each checked against its SHA-256.
-async function load({ base, metadata, manifest, runtimes = [] }) {
+// Downloads (or reads from the offline cache) the runtimes the page asks
+// for, then the models, smallest first, one file at a time (so that the first
+// model is whole as early as the link allows), each checked against its
+// SHA-256. With `early` (the one runtime the plan needs), each model's session
+// is created and warmed up as soon as its file is checked, and a 'model-ready'
+// event tells the page: that model is usable before the others arrive.
+async function load({ base, metadata, manifest, runtimes = [], early = null }) {
   state.metadata = metadata;
   state.manifest = manifest;
+  state.base = base;
   const report = { runtimes: {} };
-  const runtimeLoads = runtimes.map((b) => ensureRuntime(b).then((r) => { report.runtimes[b] = r; }));
-  await Promise.all(metadata.order.map(async (kind) => {
+  for (const b of runtimes) report.runtimes[b] = await ensureRuntime(b);
+  const bySize = [...metadata.order].sort((a, b) => metadata.models[a].bytes - metadata.models[b].bytes);
+  for (const kind of bySize) {
     const entry = metadata.models[kind];
     try {
       const got = await fetchVerified(new URL(entry.file, base).href,
         { name: entry.file, sha256: entry.sha256, bytes: entry.bytes, onProgress: progress(kind, entry.file) });
       state.bytes[kind] = new Uint8Array(got.buffer);
-      report[kind] = { ok: true, bytes: got.buffer.byteLength, download_ms: got.download_ms, hash_ms: got.hash_ms,
-        from: got.from, network_bytes: got.network_bytes };
+      report[kind] = { ok: true, bytes: got.buffer.byteLength, download_ms: got.download_ms,
+        hash_ms: got.hash_ms, from: got.from, network_bytes: got.network_bytes };
     } catch (err) {
       state.loadErrors[kind] = describeError(err);
       report[kind] = { ok: false, error: describeError(err) };
     }
-  }));
-  await Promise.all(runtimeLoads);
+    if (early && report[kind].ok && report.runtimes[early]?.ok) {
+      const made = await newSession(kind, early);
+      postMessage({ event: 'model-ready', kind, backend: early, load: report[kind], session: made });
+    }
+  }
   report.runtime = report.runtimes[runtimes[0]] ?? null;
   const keep = [...metadata.order.map((k) => new URL(metadata.models[k].file, base).href),
+    ...metadata.order.filter((k) => metadata.models[k].heads_graph)
+      .map((k) => new URL(metadata.models[k].heads_graph.file, base).href),
     ...Object.keys(manifest.builds).map((b) => runtimeUrl(manifest, b))];
   pruneCache(keep).catch(() => {});
   return report;
@@ -72,7 +56,7 @@ async function load({ base, metadata, manifest, runtimes = [] }) {
 async function ensureRuntime(backend) {
   try {
     const { report } = await loadRuntime(state.manifest, backend, progress(`runtime-${backend}`,
-      `vendor/onnxruntime-web/${state.manifest.builds[backend].wasm}`));
+      `${VENDOR_DIR}/${state.manifest.builds[backend].wasm}`));
     delete state.runtimeErrors[backend];
     return report;
   } catch (err) {
@@ -96,78 +80,33 @@ async function plan({ backend, considerSoftware = false }) {
   return { runtimes: ['webgpu', 'wasm'], gpu };
 }
 
-// One reused input buffer per batch size: runs are serialized and onnxruntime
-// copies the input before run() resolves, so the next call may overwrite it.
-// IDs are written as two little-endian 32-bit halves (ID, 0): no BigInt per slot.
-const inputBuffers = new Map();
-function feeds(contexts, Tensor) {
-  const width = state.metadata.context;
-  let buffer = inputBuffers.get(contexts.length);
-  if (!buffer) {
-    const flat = new BigInt64Array(contexts.length * width);
-    inputBuffers.set(contexts.length, buffer = { flat, halves: new Int32Array(flat.buffer) });
-  }
-  const { flat, halves } = buffer;
-  for (let b = 0; b < contexts.length; b++) {
-    const ctx = contexts[b];
-    if (ctx.length !== width) throw new Error(`a context must hold ${width} IDs, got ${ctx.length}`);
-    for (let j = 0, k = 2 * b * width; j < width; j++, k += 2) { halves[k] = ctx[j]; halves[k + 1] = 0; }
-  }
-  return { context_ids: new Tensor('int64', flat, [contexts.length, width]) };
-}
-
-async function createSession(kind, backend) {
-  const { ort } = await loadRuntime(state.manifest, backend);
-  const t0 = performance.now();
-  const options = { executionProviders: [backend], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
-  const session = await ort.InferenceSession.create(state.bytes[kind].slice(), options);
-  state.tensors.set(session, ort.Tensor);
-  const createMs = performance.now() - t0;
-  const t1 = performance.now();
-  await runSession(session, [contextWindow(startHistory([]), state.metadata.context)]);
-  return { session, create_ms: createMs, warmup_ms: performance.now() - t1 };
-}
-
-// Fetches logits and the final query's attention (or, for the decoding loop,
-// logits only); the full causal matrix (output attention_matrix) only when asked for.
-async function runSession(session, contexts, { matrix = false, logitsOnly = false } = {}) {
-  const names = logitsOnly ? ['logits'] : session.outputNames.filter((n) => n !== 'attention_matrix' || matrix);
-  const outputs = await session.run(feeds(contexts, state.tensors.get(session)), names);
-  const logits = outputs.logits;
-  // getData() gives a copy that outlives dispose() (downloaded from the GPU, or out of the WASM heap)
-  const result = { logits: await logits.getData(), dims: logits.dims.map(Number) };
-  if (outputs.attention) {
-    result.attention = await outputs.attention.getData();
-    result.attentionDims = outputs.attention.dims.map(Number);
-  }
-  if (outputs.attention_matrix) {
-    result.matrix = await outputs.attention_matrix.getData();
-    result.matrixDims = outputs.attention_matrix.dims.map(Number);
-  }
-  for (const t of Object.values(outputs)) t.dispose?.();
-  return result;
+// A runtime status, the same fields every time: the backend in use, whether it
+// is ready (an error says why not), why 'auto' chose it, the WebGPU adapter,
+// and per model its session report.
+function status(backend, fields) {
+  return { backend, ok: !fields.error, error: null, fallback_reason: null, choice_reason: null, adapter: null,
+    software_adapter: null, seen_adapter: null, timed_ms: null, models: {}, ...fields };
 }
 
 // Resolve 'auto' and create (and warm up) the sessions of one backend.
 async function prepare({ backend, considerSoftware = false }) {
   checkBackend(backend);
   const planned = await plan({ backend, considerSoftware });
-  if (backend === 'webgpu' && !planned.gpu.ok) {
-    return { backend: 'webgpu', ok: false, error: `WebGPU unavailable: ${planned.gpu.reason}`, models: {} };
-  }
-  const adapter = planned.gpu?.ok ? planned.gpu.adapter : null;
+  const gpu = planned.gpu;
+  if (backend === 'webgpu' && !gpu.ok) return status('webgpu', { error: `WebGPU unavailable: ${gpu.reason}` });
+  const adapter = gpu?.ok ? gpu.adapter : null;
   if (backend !== 'auto') {
     const rt = await ensureRuntime(backend);
-    if (!rt.ok) return { backend, ok: false, error: rt.error, models: {}, adapter };
-    return { backend, ok: true, fallback_reason: null, choice_reason: null, adapter: backend === 'webgpu' ? adapter : null,
-      software_adapter: backend === 'webgpu' ? planned.gpu.software : null, models: await createSessions(backend) };
+    if (!rt.ok) return status(backend, { error: rt.error, adapter });
+    const webgpu = backend === 'webgpu';
+    return status(backend, { adapter: webgpu ? adapter : null, software_adapter: webgpu ? gpu.software : null,
+      models: await createSessions(backend) });
   }
-  const wasm = async (fallback) => {
+  const wasm = async (reason) => {
     const rt = await ensureRuntime('wasm');
-    if (!rt.ok) return { backend: 'wasm', ok: false, error: rt.error, models: {}, fallback_reason: fallback };
-    return { backend: 'wasm', ok: true, fallback_reason: fallback, choice_reason: fallback, adapter: null,
-      software_adapter: planned.gpu?.software ?? null, seen_adapter: planned.gpu?.adapter ?? null,
-      models: await createSessions('wasm') };
+    if (!rt.ok) return status('wasm', { error: rt.error, fallback_reason: reason });
+    return status('wasm', { fallback_reason: reason, choice_reason: reason, software_adapter: gpu?.software ?? null,
+      seen_adapter: gpu?.adapter ?? null, models: await createSessions('wasm') });
   };
   if (!planned.runtimes.includes('webgpu')) return wasm(planned.reason);
   // A real GPU: warm both runtimes up, then time one call of every model on each and keep the faster.
@@ -177,19 +116,21 @@ async function prepare({ backend, considerSoftware = false }) {
   const failed = Object.entries(gpuReport).find(([, r]) => !r.ok && !r.load_error);
   if (failed) return wasm(`WebGPU session for ${failed[0]} failed (${failed[1].error})`);
   const cpu = await wasm(null);
-  if (!cpu.ok) return { backend: 'webgpu', ok: true, fallback_reason: null, adapter, software_adapter: planned.gpu.software, models: gpuReport,
-    choice_reason: `WASM did not start (${cpu.error})` };
+  if (!cpu.ok) {
+    return status('webgpu', { adapter, software_adapter: gpu.software, models: gpuReport,
+      choice_reason: `WASM did not start (${cpu.error})` });
+  }
   const timed = { webgpu: await timeOneCall('webgpu'), wasm: await timeOneCall('wasm') };
   const chosen = timed.webgpu <= timed.wasm ? 'webgpu' : 'wasm';
   const why = `one call of the three models took ${timed.webgpu.toFixed(1)} ms on WebGPU and ` +
     `${timed.wasm.toFixed(1)} ms on WASM after warm-up: ${chosen === 'webgpu' ? 'WebGPU' : 'WASM'} is faster here`;
-  return { backend: chosen, ok: true, fallback_reason: chosen === 'wasm' ? why : null, choice_reason: why,
-    adapter: chosen === 'webgpu' ? adapter : null, software_adapter: planned.gpu.software, timed_ms: timed,
-    models: chosen === 'webgpu' ? gpuReport : cpu.models };
+  return status(chosen, { fallback_reason: chosen === 'wasm' ? why : null, choice_reason: why,
+    adapter: chosen === 'webgpu' ? adapter : null, software_adapter: gpu.software, timed_ms: timed,
+    models: chosen === 'webgpu' ? gpuReport : cpu.models });
 }
 
 async function timeOneCall(backend) {
-  const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]), state.metadata.context)];
+  const ctx = [timingContext(state.metadata.context)];
   let total = 0;
   for (const kind of state.metadata.order) {
     const session = state.sessions[backend][kind];
@@ -204,44 +145,17 @@ async function timeOneCall(backend) {
 async function createSessions(backend) {
   const report = {};
   for (const kind of state.metadata.order) {
-    if (state.loadErrors[kind]) { report[kind] = { ok: false, load_error: true, error: state.loadErrors[kind] }; continue; }
-    if (state.runtimeErrors[backend]) { report[kind] = { ok: false, error: state.runtimeErrors[backend] }; continue; }
-    if (state.sessions[backend][kind]) { report[kind] = { ok: true, cached: true }; continue; }
-    try {
-      const made = await serialized(() => createSession(kind, backend));
-      state.sessions[backend][kind] = made.session;
-      report[kind] = { ok: true, create_ms: made.create_ms, warmup_ms: made.warmup_ms };
-    } catch (err) {
-      state.sessionErrors[backend][kind] = describeError(err);
-      report[kind] = { ok: false, error: describeError(err) };
+    if (state.loadErrors[kind]) {
+      report[kind] = { ok: false, load_error: true, error: state.loadErrors[kind] };
+    } else if (state.runtimeErrors[backend]) {
+      report[kind] = { ok: false, error: state.runtimeErrors[backend] };
+    } else if (state.sessions[backend][kind]) {
+      report[kind] = { ok: true, cached: true, ...state.sessionReports[backend][kind] };
+    } else {
+      report[kind] = await newSession(kind, backend);
     }
   }
   return report;
-}
-
-function sessionFor(kind, backend) {
-  const session = state.sessions[backend]?.[kind];
-  if (session) return session;
-  const why = state.loadErrors[kind] || state.runtimeErrors[backend] || state.sessionErrors[backend]?.[kind] || `no ${backend} session yet`;
-  throw new Error(`${kind} is not available on ${backend}: ${why}`);
-}
-
-async function run({ kind, backend, contexts, matrix = false, logitsOnly = false }) {
-  const session = sessionFor(kind, backend);
-  if (matrix && !session.outputNames.includes('attention_matrix')) {
-    throw new Error(`${kind} has no attention, so it has no attention matrix`);
-  }
-  const t0 = performance.now();
-  const out = await serialized(() => runSession(session, contexts, { matrix, logitsOnly }));
-  out.ms = performance.now() - t0;
-  out.backend = backend;
-  return out;
-}
-
-// Contexts from outside (lab.run, lab.logits): metadata.context integer IDs in [0, vocab size).
-function checkContexts(contexts, vocabSize) {
-  if (!Array.isArray(contexts) || !contexts.length) throw new Error('contexts must be a non-empty array of ID arrays');
-  contexts.forEach((ctx, b) => checkIds(ctx, vocabSize, state.metadata.context, `context ${b}`));
 }
 
 // Timed single-context calls; at most MAX_BENCH_RUNS (guards.js), and Stop ends it
@@ -249,7 +163,7 @@ function checkContexts(contexts, vocabSize) {
 async function bench({ kind, backend, runs, runId }) {
   checkRuns(runs);
   const session = sessionFor(kind, backend);
-  const ctx = [contextWindow(startHistory([5, 6, 7, 8, 9]), state.metadata.context)];
+  const ctx = [timingContext(state.metadata.context)];
   const times = [];
   let stopped = false;
   try {
@@ -263,14 +177,7 @@ async function bench({ kind, backend, runs, runId }) {
   } finally {
     state.stops.delete(runId);
   }
-  return { times, stopped };
-}
-
-function median(values) {
-  if (!values.length) return null;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return { times, stopped, median_ms: median(times) };
 }
 
 // One decoding loop (web/core's Decoder) per model and prompt. The models
@@ -281,7 +188,9 @@ function median(values) {
 // inspected distributions from the IDs. Once a frame, too, the loop lets
 // queued messages (Stop) in.
 const FRAME_MS = 16;
-async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit, top_k: topK = 0, top_p: topP = 1 }) {
+async function generate({ runId, kinds, backend, prompts, mode, temperature, seed, limit, top_k: topK = 0,
+  top_p: topP = 1, headsOff = {}, hide = [] }) {
+  const hidden = new Set(hide);
   const C = state.metadata.vocab_size;
   const options = { context: state.metadata.context, mode, temperature, seed, limit, top_k: topK, top_p: topP };
   const models = kinds.map((kind) => ({
@@ -299,7 +208,13 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
     postMessage({ event: 'done', runId, kind: loop.kind, prompt: loop.prompt, stats: stats(loop, backend) });
   };
   for (const model of models) {
-    try { sessionFor(model.kind, backend); } catch (err) { model.loops.forEach((l) => finish(l, 'error', describeError(err))); }
+    try {
+      await sessionWithHeads(model.kind, backend, headsOff[model.kind]); // a head-switch graph loads here
+    } catch (err) {
+      // a model whose file is still coming (a run started before all were ready) waits, it did not fail
+      const waiting = !state.bytes[model.kind] && !state.loadErrors[model.kind];
+      model.loops.forEach((l) => finish(l, waiting ? 'waiting' : 'error', waiting ? null : describeError(err)));
+    }
     model.loops.forEach(report);
   }
   const unfinished = () => models.some((m) => m.loops.some((l) => !l.stop));
@@ -309,7 +224,11 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
     if (steps.length) postMessage({ event: 'steps', runId, steps: steps.splice(0) });
     posted = performance.now();
   };
-  const finishing = (loops) => { if (loops.some((l) => l.stop && !l.reported)) { flush(); loops.forEach(report); } };
+  const finishing = (loops) => {
+    if (!loops.some((l) => l.stop && !l.reported)) return;
+    flush();
+    loops.forEach(report);
+  };
   while (unfinished()) {
     for (const model of models) {
       if (state.stops.has(runId)) model.loops.forEach((l) => finish(l, 'stopped'));
@@ -318,9 +237,9 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
       if (!active.length) continue;
       let out;
       try {
-        const contexts = active.map((l) => l.context());
-        for (const l of active) if (!l.first) l.first = [...l.context()]; // once per loop, for lab.generate's report
-        out = await run({ kind: model.kind, backend, contexts, logitsOnly: true });
+        const contexts = active.map((l) => hideInWindow(l.context(), l.history.length, hidden));
+        for (const [b, l] of active.entries()) if (!l.first) l.first = [...contexts[b]]; // for lab.generate's report
+        out = await run({ kind: model.kind, backend, contexts, logitsOnly: true, headsOff: headsOff[model.kind] });
       } catch (err) {
         active.forEach((l) => finish(l, 'error', describeError(err)));
         finishing(active);
@@ -330,7 +249,8 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
         const loop = active[b];
         loop.times.push(out.ms);
         const id = loop.step(out.logits.subarray(b * C, (b + 1) * C));
-        steps.push({ kind: loop.kind, prompt: loop.prompt, index: loop.calls - 1, id, ms: out.ms, batch: active.length });
+        steps.push({ kind: loop.kind, prompt: loop.prompt, index: loop.calls - 1, id, ms: out.ms,
+          batch: active.length });
       }
       finishing(active);
     }
@@ -348,8 +268,8 @@ async function generate({ runId, kinds, backend, prompts, mode, temperature, see
 
 function stats(loop, backend) {
   return {
-    ids: loop.ids, stop: loop.stop, error: loop.error, calls: loop.times.length, first_context: loop.first || null,
-    new_tokens: loop.ids.length, total_ms: performance.now() - loop.t0,
+    ids: loop.ids, stop: loop.stop, error: loop.error, calls: loop.times.length,
+    first_context: loop.first || null, new_tokens: loop.ids.length, total_ms: performance.now() - loop.t0,
     median_ms: median(loop.times), compute_ms: loop.times.reduce((a, b) => a + b, 0), backend,
   };
 }
@@ -359,15 +279,12 @@ function resources() {
   return { urls: [import.meta.url, ...performance.getEntriesByType('resource').map((e) => e.name)] };
 }
 
-// lab.run and lab.logits: contexts from outside are checked; the decoding loop's own are not.
-function runChecked(args) {
-  checkContexts(args.contexts, state.metadata.vocab_size);
-  return run(args);
-}
-
+// The operations the page calls (rpc.js); contexts from outside (lab.run,
+// lab.logits) were checked there (guards.js checkContexts).
 const handlers = {
-  load, plan, prepare, run: runChecked, bench, generate, resources,
+  load, plan, prepare, run, bench, generate, resources,
   stop: async ({ runId }) => { state.stops.add(runId); return {}; },
+  cancelDownloads: async () => ({ cancelled: cancelDownloads() }),
 };
 
 self.onmessage = async (event) => {
@@ -375,10 +292,8 @@ self.onmessage = async (event) => {
   try {
     if (!Object.hasOwn(handlers, op)) throw new Error(`unknown worker operation ${JSON.stringify(op)}`);
     const result = await handlers[op](args || {});
-    const transfer = [];
-    if (result && result.logits instanceof Float32Array) transfer.push(result.logits.buffer);
-    if (result && result.attention instanceof Float32Array) transfer.push(result.attention.buffer);
-    if (result && result.matrix instanceof Float32Array) transfer.push(result.matrix.buffer);
+    const transfer = ['logits', 'attention', 'matrix']
+      .filter((key) => result?.[key] instanceof Float32Array).map((key) => result[key].buffer);
     postMessage({ id, ok: true, result }, transfer);
   } catch (err) {
     postMessage({ id, ok: false, error: describeError(err) });

@@ -1,7 +1,10 @@
 // Mounts every <div class="widget" data-widget="NAME" data-table="TABLE"> on
 // the page: imports widgets/NAME.js (an ES module exporting
 // mount(element, tableData)) and passes it the parsed tables/TABLE.json.
-// URLs are relative to this file, so the site works under any base path.
+// URLs are relative to this file, so the site works under any base path, and
+// carry this file's build (core/version.js), so a page never mixes two builds.
+import { versioned } from "../core/version.js";
+
 const NAME = /^[a-z0-9-]+$/;
 const TABLES = new URL("../tables/", import.meta.url);
 
@@ -15,7 +18,7 @@ function fail(element, message) {
 }
 
 async function loadTable(table) {
-  const response = await fetch(new URL(`${table}.json`, TABLES));
+  const response = await fetch(versioned(`${table}.json`, TABLES));
   if (!response.ok) throw new Error(`table ${table}.json: HTTP ${response.status}`);
   return response.json();
 }
@@ -29,7 +32,7 @@ export async function mountWidget(element) {
   }
   try {
     const [module, data] = await Promise.all([
-      import(new URL(`./${name}.js`, import.meta.url).href),
+      import(versioned(`./${name}.js`, import.meta.url).href),
       table ? loadTable(table) : Promise.resolve(null),
     ]);
     if (typeof module.mount !== "function") throw new Error(`widgets/${name}.js exports no mount()`);

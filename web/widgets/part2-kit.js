@@ -4,33 +4,54 @@
 const STYLE_ID = "part2-widget-style";
 const CSS = `
 .p2 .p2-controls { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; margin: 0 0 8px; }
-.p2 .p2-seg { display: inline-flex; border: 1px solid #1f5fbf; border-radius: 5px; overflow: hidden; }
-.p2 .p2-seg button { font: inherit; border: 0; padding: 3px 12px; background: #fff; color: #1f5fbf; cursor: pointer; }
-.p2 .p2-seg button + button { border-left: 1px solid #1f5fbf; }
-.p2 .p2-seg button[aria-pressed="true"] { background: #1f5fbf; color: #fff; font-weight: 600; }
-.p2 button.p2-btn { font: inherit; border: 1px solid #1f5fbf; border-radius: 5px; padding: 3px 12px; background: #fff; color: #1f5fbf; cursor: pointer; }
-.p2 button:focus-visible, .p2 input:focus-visible, .p2 select:focus-visible { outline: 3px solid #f2a900; outline-offset: 1px; }
+.p2 .p2-seg { display: inline-flex; border: 1px solid var(--accent); border-radius: 5px; overflow: hidden; }
+.p2 .p2-seg button {
+  font: inherit; border: 0; padding: 3px 12px; background: var(--paper); color: var(--accent); cursor: pointer;
+}
+.p2 .p2-seg button + button { border-left: 1px solid var(--accent); }
+.p2 .p2-seg button[aria-pressed="true"] { background: var(--accent); color: var(--paper); font-weight: 600; }
+.p2 button.p2-btn {
+  font: inherit; border: 1px solid var(--accent); border-radius: 5px; padding: 3px 12px; background: var(--paper);
+  color: var(--accent); cursor: pointer;
+}
+.p2 button:focus-visible, .p2 input:focus-visible, .p2 select:focus-visible {
+  outline: 3px solid var(--focus); outline-offset: 1px;
+}
 .p2 button:disabled { opacity: 0.45; cursor: default; }
 .p2 .p2-sentence { font-family: "DejaVu Sans Mono", monospace; font-size: 0.9em; margin: 4px 0; }
 .p2 .p2-sentence span { padding: 1px 4px; margin-right: 2px; border-radius: 3px; }
-.p2 .p2-sentence span.in { background: #e3edfb; outline: 1px solid #1f5fbf; }
-.p2 .p2-sentence span.out { color: #5f6b7a; }
-.p2 .p2-sentence span.query { background: #1f5fbf; color: #fff; }
-.p2 .p2-cols { display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; align-items: end; height: 190px; margin-top: 6px; }
-.p2 .p2-col { display: flex; flex-direction: column; align-items: center; justify-content: flex-end; height: 100%; min-width: 0; }
+.p2 .p2-sentence span.in { background: var(--accent-soft); outline: 1px solid var(--accent); }
+.p2 .p2-sentence span.out { color: var(--muted); }
+.p2 .p2-sentence span.query { background: var(--query); color: var(--paper); }
+.p2 .p2-cols {
+  display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; align-items: end; height: 190px; margin-top: 6px;
+}
+.p2 .p2-col {
+  display: flex; flex-direction: column; align-items: center; justify-content: flex-end; height: 100%; min-width: 0;
+}
 .p2 .p2-col .v { font-size: 0.62em; font-variant-numeric: tabular-nums; }
-.p2 .p2-col .b { width: 80%; background: #8aa9d6; border-radius: 2px 2px 0 0; }
-.p2 .p2-col.top .b { background: #1f5fbf; }
+.p2 .p2-col .b { width: 80%; background: var(--accent-mid); border-radius: 2px 2px 0 0; }
+.p2 .p2-col.top .b { background: var(--accent); }
 .p2 .p2-col.top .v { font-weight: 700; }
-.p2 .p2-labels { display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; font-size: 0.6em; font-family: "DejaVu Sans Mono", monospace; }
-.p2 .p2-labels span { writing-mode: vertical-rl; transform: rotate(180deg); justify-self: center; height: 4.6em; text-align: left; }
-.p2 .p2-hbar { display: inline-block; height: 0.8em; background: #8aa9d6; border-radius: 2px; vertical-align: middle; }
+.p2 .p2-labels {
+  display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; font-size: 0.6em;
+  font-family: "DejaVu Sans Mono", monospace;
+}
+.p2 .p2-labels span {
+  writing-mode: vertical-rl; transform: rotate(180deg); justify-self: center; height: 4.6em; text-align: left;
+}
+.p2 .p2-hbar {
+  display: inline-block; height: 0.8em; background: var(--accent-mid); border-radius: 2px; vertical-align: middle;
+}
 .reveal .p2 table.data.compact { font-size: 0.82em; margin: 4px 0; }
-.p2 table.data td.muted { color: #5f6b7a; }
-.p2 table.data td button { font: inherit; border: 1px dashed #1f5fbf; background: #fff; color: #1c2b40; padding: 0 6px; cursor: pointer; border-radius: 3px; }
-.p2 table.data td button[aria-pressed="true"] { background: #fff1b8; }
+.p2 table.data td.muted { color: var(--muted); }
+.p2 table.data td button {
+  font: inherit; border: 1px dashed var(--accent); background: var(--paper); color: var(--ink); padding: 0 6px;
+  cursor: pointer; border-radius: 3px;
+}
+.p2 table.data td button[aria-pressed="true"] { background: var(--highlight); }
 .p2 .p2-readout { margin: 6px 0 0; min-height: 1.4em; font-variant-numeric: tabular-nums; }
-.p2 .p2-readout strong { color: #1f5fbf; }
+.p2 .p2-readout strong { color: var(--accent); }
 .p2 output { font-weight: 700; font-variant-numeric: tabular-nums; }
 `;
 

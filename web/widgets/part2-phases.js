@@ -35,8 +35,9 @@ export function mount(element, data) {
   const query = el("p", { class: "p2-readout", dataset: { key: "query" } });
   const stepLabel = el("p", { class: "p2-readout", "aria-live": "polite", dataset: { key: "step" } });
   const terms = el("p", { class: "p2-readout", "aria-live": "polite", dataset: { key: "terms" } });
-  const back = el("button", { type: "button", class: "p2-btn", onclick: () => { state.step -= 1; render(); } }, "◀ Back");
-  const next = el("button", { type: "button", class: "p2-btn", onclick: () => { state.step += 1; render(); } }, "Next step ▶");
+  const stepBy = (delta) => () => { state.step += delta; render(); };
+  const back = el("button", { type: "button", class: "p2-btn", onclick: stepBy(-1) }, "◀ Back");
+  const next = el("button", { type: "button", class: "p2-btn", onclick: stepBy(1) }, "Next step ▶");
 
   function show(td, on, value, digits = 3) {
     td.textContent = on ? fmt(value, digits) : "·";
@@ -49,7 +50,8 @@ export function mount(element, data) {
     back.disabled = s === 0;
     next.disabled = s === STEPS.length - 1;
     stepLabel.textContent = `${STEPS[s]} (${s + 1} of ${STEPS.length})`;
-    query.textContent = `query q${i} (${d.tokens[data.position - 1]}) = ${vec(d.q, 2)}   axes: ${data.qk_axes.join(", ")}`;
+    query.textContent =
+      `query q${i} (${d.tokens[data.position - 1]}) = ${vec(d.q, 2)}   axes: ${data.qk_axes.join(", ")}`;
     d.tokens.forEach((t, j) => {
       const r = rows[j];
       r.token.textContent = t;

@@ -4,7 +4,8 @@
 import { el, fmt, prepare, slider, sub, table, uid } from "./part2-kit.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const COLORS = { river: "#2b7bb9", cheque: "#c0792a" };
+// each sentence's colour: --river and --cheque of assets/palette.css (common/palette.py)
+const colour = (name) => `var(--${name})`;
 
 function svg(tag, attrs = {}, text = null) {
   const node = document.createElementNS(SVG, tag);
@@ -35,8 +36,8 @@ export function mount(element, data) {
   const plane = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-label": "bank's row on the water and finance axes" });
   plane.append(
-    svg("line", { x1: x(0), y1: y(0), x2: x(1.05), y2: y(0), stroke: "#555" }),
-    svg("line", { x1: x(0), y1: y(0), x2: x(0), y2: y(1.05), stroke: "#555" }),
+    svg("line", { x1: x(0), y1: y(0), x2: x(1.05), y2: y(0), style: "stroke: var(--ink-soft)" }),
+    svg("line", { x1: x(0), y1: y(0), x2: x(0), y2: y(1.05), style: "stroke: var(--ink-soft)" }),
     svg("text", { x: x(1.05), y: y(0) + 18, "text-anchor": "end", "font-size": 13 }, "water →"),
     svg("text", { x: x(0) - 12, y: y(0.5), "text-anchor": "middle", "font-size": 13,
       transform: `rotate(-90 ${x(0) - 12} ${y(0.5)})` }, "finance →"),
@@ -44,10 +45,10 @@ export function mount(element, data) {
   const dots = {};
   for (const name of names) {
     const end = data[name].steps[steps.length - 1].row;
-    plane.append(svg("circle", { cx: x(end[wx]), cy: y(end[fy]), r: 9, fill: "none", stroke: COLORS[name],
+    plane.append(svg("circle", { cx: x(end[wx]), cy: y(end[fy]), r: 9, fill: "none", style: `stroke: ${colour(name)}`,
       "stroke-width": 2, "stroke-dasharray": "3 3" }));
-    const dot = svg("circle", { r: 7, fill: COLORS[name] });
-    const label = svg("text", { "font-size": 13, fill: COLORS[name] }, `bank (${name})`);
+    const dot = svg("circle", { r: 7, style: `fill: ${colour(name)}` });
+    const label = svg("text", { "font-size": 13, style: `fill: ${colour(name)}` }, `bank (${name})`);
     plane.append(dot, label);
     dots[name] = { dot, label };
   }
@@ -68,7 +69,8 @@ export function mount(element, data) {
   const s = slider(uid("p2-t"), "Update added", 0, steps.length - 1, 0, (k) => `t = ${fmt(steps[k].t, 1)}`, render);
   element.append(el("div", { style: "display: flex; gap: 24px; align-items: flex-start" }, [
     el("div", {}, [el("div", { class: "p2-controls" }, [s.node]), grid,
-      el("p", { class: "small muted" }, "Dashed circles: where the whole update leads. With nothing added, both points sit on plain “bank”.")]),
+      el("p", { class: "small muted" },
+        "Dashed circles: where the whole update leads. With nothing added, both points sit on plain “bank”.")]),
     plane,
   ]));
   s.update();

@@ -53,7 +53,8 @@ export function mount(element, data) {
       scoreButtons[j].textContent = ok ? fmt(d.S[i][j], 3) : "−∞";
       scoreButtons[j].disabled = !ok;
       scoreButtons[j].setAttribute("aria-pressed", String(state.picked === j));
-      scoreButtons[j].setAttribute("aria-label", `${scoreButtons[j].textContent}: score of source ${j + 1} ${d.tokens[j]}, show the arithmetic`);
+      scoreButtons[j].setAttribute("aria-label",
+        `${scoreButtons[j].textContent}: score of source ${j + 1} ${d.tokens[j]}, show the arithmetic`);
       alphaCells[j].textContent = fmt(d.A[i][j], 3);
       alphaCells[j].classList.toggle("muted", !ok);
     }
@@ -67,7 +68,8 @@ export function mount(element, data) {
     } else {
       const j = state.picked;
       const t = d.terms[i][j];
-      terms.textContent = `q${sub(i + 1)}·k${sub(j + 1)} = ${d.Q[i].map((q, l) => `${fmt(q, 2)}×${fmt(d.K[j][l], 2)}`).join(" + ")}`
+      const products = d.Q[i].map((q, l) => `${fmt(q, 2)}×${fmt(d.K[j][l], 2)}`).join(" + ");
+      terms.textContent = `q${sub(i + 1)}·k${sub(j + 1)} = ${products}`
         + ` = ${fmt(t.reduce((a, b) => a + b, 0), 3)}; ÷ √${data.d_k} = ${fmt(d.S[i][j], 3)}`;
     }
   }

@@ -1,6 +1,6 @@
 // Part III: the two-head explorer for the fisherman worksheet. Pick a head and
-// a receiver slot; see that head's weights over the allowed (earlier) slots
-// and the message H = AV for the receiver. Table: part3_fisherman.
+// a query slot; see that head's weights over the allowed (earlier) slots
+// and the message AV for that query token. Table: part3_fisherman.
 // All text is set with textContent.
 
 import { el, num as fmt } from "../core/dom.js";
@@ -45,8 +45,8 @@ export function mount(element, data) {
     for (let j = 0; j < n; j += 1) {
       const allowed = j <= state.row;
       const bar = el("span", { style: `display:inline-block;height:0.8em;width:${Math.round(weights[j] * 220)}px;`
-        + "background:#1f5fbf;vertical-align:middle" });
-      const tr = el("tr", allowed ? {} : { style: "color:#9aa4b2" }, [
+        + `background:var(--head-${head.head});vertical-align:middle` });
+      const tr = el("tr", allowed ? {} : { style: "color:var(--muted)" }, [
         el("td", { text: `${j + 1} ${data.tokens[j]}` }),
         el("td", { text: allowed ? fmt(weights[j]) : "masked" }),
         el("td", { style: "width:230px;text-align:left" }, allowed ? bar : []),
@@ -59,12 +59,12 @@ export function mount(element, data) {
     element.dataset.head = String(head.head);
     element.dataset.row = String(state.row + 1);
     const sum = weights.reduce((a, b) => a + b, 0);
-    readout.textContent = `Head ${head.head}, receiver ${state.row + 1} “${data.tokens[state.row]}”: `
-      + `${state.row + 1} allowed source(s), weights sum to ${fmt(sum)}; message H = AV = ${vec(head.H[state.row])}.`;
+    readout.textContent = `Head ${head.head}, query ${state.row + 1} “${data.tokens[state.row]}”: `
+      + `${state.row + 1} allowed source(s), weights sum to ${fmt(sum)}; message AV = ${vec(head.H[state.row])}.`;
   }
 
   element.append(
-    el("div", {}, [headField, el("label", { for: `${id}-row`, text: "Receiver slot " }), slider, sliderText]),
+    el("div", {}, [headField, el("label", { for: `${id}-row`, text: "Query slot " }), slider, sliderText]),
     grid, readout,
   );
   render();

@@ -1,0 +1,55 @@
+"""assets/fonts.css and assets/reveal-theme.css: one typeface on every page.
+
+reveal.js's white theme embeds Source Sans Pro (regular, italic, semibold and
+semibold italic) as data URLs. The build splits that file in two: its
+@font-face rules go to fonts.css (each font moved to its own file under
+assets/fonts/, so a page downloads only the faces it uses), which every page links (templates/base.html),
+and the rest of the theme to reveal-theme.css, which the decks link instead of
+the theme itself, so a deck loads the fonts once and the index, the reading
+views and the lab set their text in the same family offline
+(common/typeface.py)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from pathlib import Path
+
+THEME = Path("reveal.js") / "dist" / "theme" / "white.css"
+FONTS, DECK_THEME = "fonts.css", "reveal-theme.css"
+FACE = re.compile(r"@font-face\s*\{[^}]*\}")
+DATA_URL = re.compile(r"url\(data:font/(woff2?);base64,([A-Za-z0-9+/=]+)\)")
+FONT_DIR = "fonts"
+
+
+def split_theme(css: str) -> tuple[str, str]:
+    """(the @font-face rules, the theme without them)."""
+    faces = FACE.findall(css)
+    if not faces:
+        raise ValueError(f"{THEME}: no @font-face rule (a reveal.js update moved the theme's fonts?)")
+    return "\n".join(faces) + "\n", FACE.sub("", css)
+
+
+def font_files(faces: str) -> tuple[str, dict[str, bytes]]:
+    """The @font-face rules with each embedded font moved to its own file
+    (fonts/<sha256 prefix>.woff), so a page downloads only the faces it uses."""
+    files: dict[str, bytes] = {}
+
+    def extract(match: re.Match) -> str:
+        data = base64.b64decode(match.group(2))
+        name = f"{FONT_DIR}/{hashlib.sha256(data).hexdigest()[:16]}.{match.group(1)}"
+        files[name] = data
+        return f"url({name})"
+
+    return DATA_URL.sub(extract, faces), files
+
+
+def write(assets: Path, node_modules: Path) -> None:
+    faces, theme = split_theme((node_modules / THEME).read_text(encoding="utf-8"))
+    faces, files = font_files(faces)
+    for name, data in files.items():
+        (assets / name).parent.mkdir(parents=True, exist_ok=True)
+        (assets / name).write_bytes(data)
+    (assets / FONTS).write_text(faces, encoding="utf-8")
+    (assets / DECK_THEME).write_text(theme, encoding="utf-8")

@@ -1,0 +1,205 @@
+"""Every slide measured the way ../shared/tools/look.py measures it (issue 20),
+for tests/test_slide_layout.py and for a report by hand:
+
+    PYTHONPATH=$PWD .venv/bin/python tests/slide_metrics.py [SITE_DIR]
+
+prints, per deck, how many slides meet each goal: smallest text >= 18 px,
+at most 90 prose words (outside tables, code, figures and math), a figure or
+a widget.
+
+``SLIDE`` is look.py's METRICS function, unchanged in what it reports
+(``min_font_px`` is a font's computed size times reveal.js's scale, so an SVG
+label counts with its font-size attribute), plus ``min_rendered_px``: the
+same text with an SVG label taken at the size it is drawn (font-size times
+the figure's px per viewBox unit), which is what a reader sees. ``PHONE``
+measures one slide of a deck opened at 390x844 the same way, in CSS px.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+GOALS = {"min_font_px": 18, "prose_words": 90, "share": 0.95, "pictures": 0.5}
+
+# the drawn size of a text element: an SVG label scales with its figure
+_RENDERED = """
+  const outermost = (e) => {
+    let root = e.closest('svg');
+    for (let p = root.parentElement && root.parentElement.closest('svg'); p;
+         p = p.parentElement && p.parentElement.closest('svg')) root = p;
+    return root;
+  };
+  const drawn = (e, f) => {
+    if (!e.closest('svg') || e.tagName.toLowerCase() === 'svg') return f;
+    const root = outermost(e), vb = root.viewBox && root.viewBox.baseVal, b = root.getBoundingClientRect();
+    if (!vb || !vb.width || !vb.height) return f;
+    return parseFloat(getComputedStyle(e).fontSize) * Math.min(b.width / vb.width, b.height / vb.height);
+  };
+  const ownText = (e) => [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent)
+    .join('').replace(/[\\u200b\\s]/g, '');"""
+
+SLIDE = (
+    """() => {
+  // Smallest text: leaf text on screen, leaving out speaker notes, the map
+  // strip, the slide number, header links and KaTeX sub/superscripts.
+  // Prose words: words outside tables, code, figures and math.
+  const s = Reveal.getCurrentSlide(), r = s.getBoundingClientRect(), k = Reveal.getScale();
+  const SKIP = 'aside.notes, .katex-mathml, .map-strip, .slide-number, nav, header, .deck-links, '
+    + '.msupsub, .vlist-t2';"""
+    + _RENDERED
+    + """
+  const over = [];
+  let minFont = 99, minText = '', minDrawn = 99, minDrawnText = '', minOwn = 99, minOwnText = '';
+  for (const e of s.querySelectorAll('*')) {
+    if (e.closest('aside.notes, .katex-mathml')) continue;
+    const b = e.getBoundingClientRect();
+    if (!b.width || !b.height) continue;
+    if (!e.closest('.katex') && (b.bottom > r.bottom + 2 || b.right > r.right + 2)) {
+      over.push(e.tagName.toLowerCase());
+    }
+    if (e.closest(SKIP)) continue;
+    const own = ownText(e);
+    if (own) {
+      const f = parseFloat(getComputedStyle(e).fontSize) * k;
+      if (f < minFont) { minFont = f; minText = own.slice(0, 40); }
+      const d = e.closest('svg') ? drawn(e, f) : f;
+      if (d < minDrawn) { minDrawn = d; minDrawnText = own.slice(0, 40); }
+      // what the site's type scale and the drawing kit set: not a widget's
+      // own styles, not a size a deck sets inline
+      if (!e.closest('.widget, [style*="font-size"]') && Math.min(f, d) < minOwn) {
+        minOwn = Math.min(f, d); minOwnText = own.slice(0, 40);
+      }
+    }
+  }
+  const c = s.cloneNode(true);
+  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header').forEach(n => n.remove());
+  const prose = (c.textContent || '').split(/\\s+/).filter(w => /[A-Za-z]/.test(w)).length;
+  const h = s.querySelector('h1,h2,h3');
+  const round = (x) => Math.round(x * 10) / 10;
+  return {title: h ? h.textContent.trim().slice(0, 80) : '',
+          words: (s.innerText || '').split(/\\s+/).filter(Boolean).length,
+          prose_words: prose, tables: s.querySelectorAll('table').length,
+          figures: s.querySelectorAll('svg title').length,
+          widgets: s.querySelectorAll('.widget, input, button, select').length,
+          min_font_px: round(minFont), min_font_text: minText,
+          min_rendered_px: round(minDrawn), min_rendered_text: minDrawnText,
+          min_own_px: round(minOwn), min_own_text: minOwnText, overflowing: over.length};
+}"""
+)
+
+# one slide on a phone: text in CSS px (an SVG label at its drawn size), what
+# sticks out of the screen without a scrolling box around it, the controls
+PHONE = (
+    """() => {
+  const s = Reveal.getCurrentSlide(), doc = document.documentElement, W = doc.clientWidth;"""
+    + _RENDERED
+    + """
+  const shown = (e) => { const b = e.getBoundingClientRect(); return b.width > 0 && b.height > 0; };
+  let min = 99, minText = '';
+  const cut = [];
+  for (const e of s.querySelectorAll('*')) {
+    if (e.closest('aside.notes, .katex-mathml, .msupsub, .vlist-t2') || !shown(e)) continue;
+    const own = ownText(e);
+    if (!own) continue;
+    const f = drawn(e, parseFloat(getComputedStyle(e).fontSize));
+    if (f < min) { min = f; minText = own.slice(0, 40); }
+    // what shows is the element cut by every ancestor that scrolls
+    let right = e.getBoundingClientRect().right;
+    for (let a = e.parentElement; a && a !== s.parentElement; a = a.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) {
+        right = Math.min(right, a.getBoundingClientRect().right);
+      }
+    }
+    if (right > W + 1) cut.push(own.slice(0, 30));
+  }
+  const control = (sel) => {
+    const c = document.querySelector(sel);
+    if (!c || !shown(c) || getComputedStyle(c).visibility === 'hidden') return null;
+    const b = c.getBoundingClientRect();
+    return {w: Math.round(b.width), h: Math.round(b.height),
+            inside: b.left >= 0 && b.right <= W && b.top >= 0 && b.bottom <= doc.clientHeight};
+  };
+  return {min_font_css_px: Math.round(min * 10) / 10, min_font_text: minText, cut: cut.slice(0, 5),
+          page_scroll_width: doc.scrollWidth, width: W, scale: Reveal.getScale(),
+          next: control('.reveal .controls .navigate-right'), prev: control('.reveal .controls .navigate-left')};
+}"""
+)
+
+SHOW_SLIDE = "(i) => { const s = Reveal.getSlides()[i], x = Reveal.getIndices(s); Reveal.slide(x.h, x.v || 0, 999); }"
+
+
+def open_deck(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=60000)
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined", timeout=60000)
+
+
+def measure_deck(page, site_url: str, slug: str, script: str = SLIDE, settle_ms: int = 150) -> list[dict]:
+    """Every slide of a deck with all its fragments shown (look.py's walk)."""
+    open_deck(page, f"{site_url}/decks/{slug}.html")
+    slides = []
+    for i in range(page.evaluate("Reveal.getTotalSlides()")):
+        page.evaluate(SHOW_SLIDE, i)
+        page.wait_for_timeout(settle_ms)
+        slides.append(dict(page.evaluate(script), n=i + 1))
+    return slides
+
+
+def summary(slides: list[dict]) -> dict:
+    n = len(slides)
+    return {
+        "slides": n,
+        "type_ok": sum(s["min_font_px"] >= GOALS["min_font_px"] for s in slides),
+        "drawn_type_ok": sum(s["min_rendered_px"] >= GOALS["min_font_px"] for s in slides),
+        "words_ok": sum(s["prose_words"] <= GOALS["prose_words"] for s in slides),
+        "pictures": sum(bool(s["figures"] or s["widgets"]) for s in slides),
+        "overflowing": sum(s["overflowing"] > 0 for s in slides),
+    }
+
+
+def main(argv: list[str]) -> int:
+    from playwright.sync_api import sync_playwright
+
+    from common.chromium import launch
+    from site_builder.serve import start_server
+
+    site = Path(argv[0] if argv else "build/site").resolve()
+    server, url = start_server(site)
+    totals: dict[str, int] = {}
+    with sync_playwright() as p:
+        browser = launch(p, "wasm")
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        for path in sorted((site / "decks").glob("*.html")):
+            slides = measure_deck(page, url, path.stem)
+            s = summary(slides)
+            totals = {k: totals.get(k, 0) + v for k, v in s.items()}
+            print(
+                f"{path.stem}: {s['slides']} slides; text >= 18 px: {s['type_ok']} "
+                f"(drawn size: {s['drawn_type_ok']}); <= 90 prose words: {s['words_ok']}; "
+                f"figure or widget: {s['pictures']}; overflowing: {s['overflowing']}"
+            )
+            for sl in slides:
+                flags = [
+                    f"text {sl['min_font_px']}/{sl['min_rendered_px']} px ({sl['min_rendered_text']!r})"
+                    if min(sl["min_font_px"], sl["min_rendered_px"]) < 18
+                    else "",
+                    f"{sl['prose_words']} words" if sl["prose_words"] > 90 else "",
+                    f"{sl['overflowing']} overflowing" if sl["overflowing"] else "",
+                ]
+                if any(flags):
+                    print(f"  {sl['n']:3d} {sl['title'][:50]!r}: " + "; ".join(f for f in flags if f))
+        browser.close()
+    server.shutdown()
+    n = totals.get("slides", 0)
+    print(
+        f"all: {n} slides; text >= 18 px {totals['type_ok']} ({totals['type_ok'] / n:.0%}), drawn "
+        f"{totals['drawn_type_ok'] / n:.0%}; <= 90 words {totals['words_ok'] / n:.0%}; "
+        f"figure or widget {totals['pictures'] / n:.0%}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    raise SystemExit(main(sys.argv[1:]))

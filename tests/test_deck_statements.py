@@ -1,0 +1,201 @@
+"""Statements the decks once got wrong (issue 19, "Errors"), checked on the
+built slides so that none of them comes back: each test names the slide and
+what it must (or must not) say, against the numbers of its table.
+
+Needs build/site (make site)."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+
+def table(site_dir: Path, name: str):
+    return json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+INLINE = re.compile(r"</?(span|a|code|strong|em|b|i|sub|sup)\b[^>]*>")
+
+
+def text_of(html: str) -> str:
+    html = re.sub(r'<span class="katex-mathml">.*?</math></span>', " ", html, flags=re.S)  # KaTeX's visible text once
+    html = INLINE.sub("", html)
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def fmt_int(n: int) -> str:
+    """The build's integer format: comma grouping from 10,000 on."""
+    return f"{n:,}" if n >= 10_000 else str(n)
+
+
+def slides(site_dir: Path, slug: str) -> list[dict]:
+    """Every slide of a built deck: heading, main text, notes text, main HTML."""
+    html = (site_dir / "decks" / f"{slug}.html").read_text(encoding="utf-8")
+    out = []
+    for body in re.findall(r'<section data-slide="\d+"[^>]*>(.*?)</section>', html, flags=re.S):
+        main, _, notes = body.partition('<aside class="notes">')
+        heading = re.search(r"<h[12][^>]*>(.*?)</h[12]>", main, re.S)
+        out.append(
+            {
+                "title": text_of(heading.group(1)) if heading else "",
+                "text": text_of(main),
+                "notes": text_of(notes),
+                "html": main,
+            }
+        )
+    return out
+
+
+def slide(site_dir: Path, slug: str, start: str) -> dict:
+    found = [s for s in slides(site_dir, slug) if s["title"].startswith(start)]
+    assert len(found) == 1, f"{slug}: {len(found)} slides titled {start!r}"
+    return found[0]
+
+
+def takeaway(s: dict) -> str:
+    m = re.search(r'<p class="takeaway">(.*?)</p>', s["html"], re.S)
+    assert m, f"{s['title']}: no takeaway"
+    return text_of(m.group(1))
+
+
+# 1. query rows the model was never trained on
+def test_every_query_row_says_which_row_was_trained_and_shows_the_per_step_rows(site_dir):
+    teach = slide(site_dir, "results", "For teaching: every query row")
+    assert "only ever used the last query row" in takeaway(teach) and "never trained" in takeaway(teach)
+    ps = table(site_dir, "results_per_step")
+    if not ps.get("available"):
+        pytest.skip("no checkpoints")
+    s = slide(site_dir, "results", "One pass vs step by step")
+    for name in ("one_pass", "per_step"):
+        assert f'data-source="results_per_step.kinds.attn4.heads.0.{name}"' in s["html"]
+    assert 'data-source="results_per_step.agreement"' in s["html"]
+    four = ps["kinds"]["attn4"]
+    assert f"agrees in only {four['agree']} of {four['rows']} head-rows" in takeaway(s)
+    assert four["agree"] < four["rows"]  # the claim the slide makes: the rows are not the model's behaviour
+
+
+# 2. a dot product rewards a longer key
+def test_matching_slide_explains_the_longer_key(site_dir):
+    lk = table(site_dir, "part2_video")["longer_key"]
+    s = slide(site_dir, "part2", "Matching: one dot product per video")
+    if lk["found"]:
+        assert lk["dot_winner"] in s["text"] and lk["cosine_winner"] in s["text"]
+        assert "rewards a key that claims more" in s["text"]
+        assert f"{lk['dot'][0]:.2f}" in s["text"] and f"{lk['dot'][1]:.2f}" in s["text"]
+
+
+# 3. the uniform case has as many targets as the table
+def test_perplexity_uniform_case_counts_the_table_targets(site_dir):
+    toy = table(site_dir, "results_perplexity_toy")
+    assert toy["uniform"]["targets"] == len(toy["rows"])
+    s = slide(site_dir, "results", "Cross-entropy and perplexity")
+    assert f"each of the {len(toy['rows'])} targets" in s["text"]
+
+
+# 4. RoPE: only the positional part depends on the gap alone
+def test_rope_takeaway_keeps_content_in_the_score(site_dir):
+    t = takeaway(slide(site_dir, "part2", "RoPE"))
+    assert "positional part" in t and "content" in t
+    assert "gap between positions only" not in t
+
+
+# 5. the learned position table's cosine is read for what it supports
+def test_position_cosine_is_called_weak_with_its_baseline(site_dir):
+    emb = table(site_dir, "part3_embeddings")
+    if not emb.get("available"):
+        pytest.skip("no checkpoints")
+    s = slide(site_dir, "part3", "A learned table of positions")
+    assert "got similar rows" not in s["text"]
+    assert "weak" in s["text"]
+    assert f"{emb['start_position_cos_neighbours']:.3f}".replace("-", "−") in s["text"]
+    assert emb["position_cos_neighbours"] < 0.5  # "weak" stays true of the committed checkpoint
+
+
+# 6. "every position predicts its next word" is standard GPT training, not ours
+def test_causal_mask_slide_separates_gpt_training_from_ours(site_dir):
+    s = slide(site_dir, "part2", "Hiding the future")
+    t = takeaway(s)
+    assert "standard GPT training" in t
+    assert not re.search(r"^During training every position", t)
+    assert "final query only" in s["notes"]
+
+
+# 7. four ways to mix: the distance row is normalised, the window row is not a weighting
+def test_four_ways_to_mix_labels_what_each_row_is(site_dir):
+    cmp = table(site_dir, "part2_compare")
+    for name in ("river", "cheque"):
+        rows = cmp[name]["table"]["rows"]
+        assert not any(isinstance(x, (int, float)) for x in rows[0][1:])  # inclusion, no numbers
+        assert "normalised" in rows[2][0]
+        for row in rows[1:]:
+            assert sum(row[1:]) == pytest.approx(1.0)
+        assert rows[2][-1] == pytest.approx(1 / sum(0.5**k for k in range(len(rows[2]) - 1)))
+    s = slide(site_dir, "part2", "Four ways to mix")
+    assert "divided by its sum" in s["text"] and "not a set of weights" in s["text"]
+
+
+# 8. perplexity: title and takeaway say the same thing
+def test_part3_perplexity_title_and_takeaway_agree(site_dir):
+    s = slide(site_dir, "part3", "Perplexity")
+    assert "effective number of choices" in s["title"] and "effective number of choices" in takeaway(s)
+    assert "not a count of words" not in takeaway(s)
+
+
+# 9. no claim about figures the position slides do not have
+def test_position_sources_claim_no_figures(site_dir):
+    s = slide(site_dir, "part2", "Sources for positions")
+    assert "figures are our own" not in s["text"]
+
+
+# 10. UNK also arises in training
+def test_unk_slide_says_rare_training_words_become_unk(site_dir):
+    s = slide(site_dir, "maps", "Unknown words map to UNK")
+    assert "only" not in s["notes"].split("UNK wherever")[0][-40:]
+    audit = table(site_dir, "corpus_audit")
+    if audit.get("available"):
+        assert fmt_int(audit["splits"]["train"]["unk_tokens"]) in s["text"]
+        assert "rare training word" in takeaway(s)
+
+
+# 11. the smaller ones
+def test_maps_counts_its_maps(site_dir):
+    s = slide(site_dir, "maps", "Four maps")
+    assert len(re.findall(r"<li>", s["html"])) == 3  # three bullets: training, two forward maps, generation
+    assert "Four maps" in takeaway(s)
+
+
+def test_two_coordinate_toy_says_it_skips_the_scaling(site_dir):
+    s = slide(site_dir, "part2", "Two coordinates")
+    t = table(site_dir, "part2_swap2d")
+    assert not t["scaled"] and "not divided by" in s["text"]
+    assert f"{t['message_change_with_positions_scaled']:.3f}" in s["text"]
+
+
+def test_generation_probability_says_it_was_renormalised(site_dir):
+    gen = table(site_dir, "part3_generation")
+    if not gen.get("available"):
+        pytest.skip("no checkpoints")
+    s = slide(site_dir, "part3", "Generation: feed back")
+    assert "renormalised" in s["text"]
+    assert f"{gen['choice_probability_unblocked']:.4f}" in s["text"]
+    assert gen["top"]["values"][0] > gen["choice_probability_unblocked"]
+
+
+def test_embedding_rows_slide_highlights_the_embedding_box(site_dir):
+    s = slide(site_dir, "part3", "Which embedding rows learn?")
+    current = re.search(r'<li[^>]*aria-current="step"[^>]*>(.*?)</li>', s["html"], re.S)
+    assert current and "Token + position" in text_of(current.group(1))
+
+
+def test_repeated_top_token_names_its_position(site_dir):
+    att = table(site_dir, "results_attention")
+    if not att.get("available"):
+        pytest.skip("no checkpoints")
+    t = takeaway(slide(site_dir, "results", "Four weight rows for the final query"))
+    for top in att["top"]:
+        if att["real_words"].count(top["token"]) > 1:
+            assert f"Head {top['head']}: most weight on {top['token']} at position {top['position']}" in t

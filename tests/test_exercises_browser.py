@@ -1,0 +1,235 @@
+"""Every exercise in Chromium (m.exercise, web/widgets/exercise.js), through the
+test contract: [data-exercise] with data-inputs, one <input>, buttons
+[data-action=check|new|solution], [data-verdict] and [data-solution].
+
+In its deck, by keyboard only: the box opens, the numbers come from ?seed=, a
+named mistake is refused with its message, the right answer (a comma decimal)
+is accepted, bad input gets a message and no verdict, the arrow keys in the
+field do not turn the slide, and "New numbers" changes the inputs and the
+answer. The answers are checked against the Python reference
+(export/exercises.py), not against the page. In the reading view at 390 px:
+every exercise opens and accepts its answer, the page does not scroll
+sideways, and axe-core finds nothing serious."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from export.exercises import answer
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = tomllib.loads((ROOT / "content" / "exercises.toml").read_text(encoding="utf-8"))
+IDS = sorted(CATALOG)
+DECKS = sorted({e["deck"] for e in CATALOG.values()})
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SEED = 7
+BAD_INPUTS = ["", "abc", "NaN", "1e400", "0.5 0.6"]
+
+# the kind's settings and its named mistakes for the numbers on the page, from the twin itself
+KIND = """async ([id, inputs]) => {
+  const m = await import(new URL('../core/exercises.js', location.href).href);
+  const kind = m.kindOf(id);
+  const slips = kind.mistakes.map((mk) => {
+    const value = mk.value(inputs);
+    if (value === null) return null;
+    const typed = Number(value.toFixed(kind.digits));
+    const verdict = m.judge(id, inputs, typed);
+    return verdict.mistake === mk ? { name: mk.name, typed: value.toFixed(kind.digits), message: mk.message } : null;
+  }).filter(Boolean);
+  return { digits: kind.digits, percent: !!kind.percent, slips };
+}"""
+
+
+def box(page, exercise_id: str):
+    return page.locator(f"details.exercise-box:has([data-exercise='{exercise_id}'])")
+
+
+def rounded(value: float, digits: int) -> str:
+    return f"{value:.{digits}f}"
+
+
+def last_number(text: str) -> float:
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", text.replace("−", "-"))
+    assert numbers, text
+    return float(numbers[-1])
+
+
+def check(page, field, text: str) -> None:
+    """Type into the field from the keyboard and press Enter (the form's submit)."""
+    field.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    if text:
+        page.keyboard.type(text)
+    page.keyboard.press("Enter")
+
+
+def open_in_deck(page, site_url: str, exercise_id: str) -> int:
+    deck = CATALOG[exercise_id]["deck"]
+    page.goto(f"{site_url}/decks/{deck}.html?seed={SEED}")
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+    slide = page.evaluate(
+        f"""[...document.querySelectorAll('.slides > section')]
+            .findIndex(s => s.querySelector("[data-exercise='{exercise_id}']"))"""
+    )
+    assert slide >= 0
+    page.evaluate(f"Reveal.slide({slide})")
+    summary = box(page, exercise_id).locator("summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    assert box(page, exercise_id).get_attribute("open") is not None
+    assert page.evaluate("Reveal.getIndices().h") == slide
+    return slide
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_exercise_in_its_deck_by_keyboard(page, site_url, exercise_id):
+    slide = open_in_deck(page, site_url, exercise_id)
+    ex = page.locator(f"[data-exercise='{exercise_id}']")
+    assert ex.get_attribute("data-mounted") == "true"
+    assert ex.locator("input").count() == 1
+    for action in ("check", "new", "solution"):
+        assert ex.locator(f"button[data-action={action}]").count() == 1
+    field, verdict = ex.locator("input"), ex.locator("[data-verdict]")
+    assert f"Seed {SEED}" in ex.locator(".ex-seed").text_content()
+    inputs = json.loads(ex.get_attribute("data-inputs"))
+    expected = answer(exercise_id, inputs)
+    kind = page.evaluate(KIND, [exercise_id, inputs])
+    digits, tol = kind["digits"], 0.5 * 10 ** -kind["digits"] * (1 + 1e-9)
+    # the worked solution ends with the answer, rounded as asked
+    assert abs(last_number(ex.locator("[data-solution]").text_content()) - expected) <= tol
+    assert ex.locator("[data-solution]").is_hidden()
+    ex.locator("[data-action=solution]").focus()
+    page.keyboard.press("Enter")
+    assert ex.locator("[data-solution]").is_visible() and ex.locator(".ex-hint").is_visible()
+    # bad input: a message next to the field, no verdict
+    for bad in BAD_INPUTS:
+        check(page, field, bad)
+        assert ex.locator(".ex-message").text_content().strip(), bad
+        assert verdict.get_attribute("data-verdict") == "", bad
+        assert field.get_attribute("aria-invalid") == "true", bad
+    # the arrow keys move the caret, not the deck
+    field.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("Reveal.getIndices().h") == slide
+    # a named mistake is refused with its name
+    assert kind["slips"], f"{exercise_id}: no named mistake applies to seed {SEED}"
+    slip = kind["slips"][0]
+    check(page, field, slip["typed"])
+    assert verdict.get_attribute("data-verdict") == "wrong"
+    assert verdict.get_attribute("data-mistake") == slip["name"]
+    assert slip["message"] in verdict.text_content()
+    assert verdict.get_attribute("role") == "status"
+    # a plainly wrong answer is refused, without a message about the input
+    check(page, field, rounded(expected + 1000, digits))
+    assert verdict.get_attribute("data-verdict") == "wrong"
+    assert ex.locator(".ex-message").text_content() == ""
+    # the right one, written with a comma decimal where it has decimals
+    typed = rounded(expected, digits).replace(".", ",") + ("%" if kind["percent"] else "")
+    check(page, field, typed)
+    assert verdict.get_attribute("data-verdict") == "correct", (typed, verdict.text_content())
+    assert field.get_attribute("aria-invalid") is None
+    # New numbers: other inputs, another answer, a fresh form
+    ex.locator("[data-action=new]").focus()
+    page.keyboard.press("Enter")
+    new_inputs = json.loads(ex.get_attribute("data-inputs"))
+    assert new_inputs != inputs
+    assert abs(answer(exercise_id, new_inputs) - expected) > tol
+    assert ex.get_attribute("data-seed") != str(SEED)
+    assert verdict.get_attribute("data-verdict") == "" and field.input_value() == ""
+    assert ex.locator("[data-solution]").is_hidden()
+    assert abs(last_number(ex.locator("[data-solution]").text_content()) - answer(exercise_id, new_inputs)) <= tol
+    assert page.evaluate("Reveal.getIndices().h") == slide
+    page.watch.assert_clean()
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_exercises_keep_their_seed_and_pass_axe_in_the_deck(page, site_url, deck):
+    first = next(i for i in IDS if CATALOG[i]["deck"] == deck)
+    open_in_deck(page, site_url, first)
+    before = {
+        i: page.locator(f"[data-exercise='{i}']").get_attribute("data-inputs")
+        for i in IDS
+        if CATALOG[i]["deck"] == deck
+    }
+    page.reload()
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+    after = {i: page.locator(f"[data-exercise='{i}']").get_attribute("data-inputs") for i in before}
+    assert before == after  # the same seed, the same numbers
+    open_in_deck(page, site_url, first)
+    check(page, page.locator(f"[data-exercise='{first}'] input"), "1e400")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "(id) => axe.run(document.querySelector(`details.exercise-box:has([data-exercise='${id}'])`),"
+        " {resultTypes: ['violations']})",
+        first,
+    )
+    bad = [
+        (v["id"], v["impact"], [(n["target"], n.get("failureSummary", "")[:200]) for n in v["nodes"][:3]])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not bad, bad
+    page.watch.assert_clean()
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_exercises_work_in_the_reading_view_on_a_phone(browser, site_url, deck):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{site_url}/read/{deck}.html?seed={SEED}")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+    ids = [i for i in IDS if CATALOG[i]["deck"] == deck]
+    assert page.locator("details.exercise-box").count() == len(ids) >= 5
+    for exercise_id in ids:
+        box(page, exercise_id).locator("summary").click()
+        ex = page.locator(f"[data-exercise='{exercise_id}']")
+        inputs = json.loads(ex.get_attribute("data-inputs"))
+        digits = page.evaluate(KIND, [exercise_id, inputs])["digits"]
+        ex.locator("input").fill(rounded(answer(exercise_id, inputs), digits))
+        ex.locator("[data-action=check]").click()
+        assert ex.locator("[data-verdict]").get_attribute("data-verdict") == "correct", exercise_id
+        ex.locator("[data-action=solution]").click()
+        assert ex.locator("[data-solution]").is_visible()
+        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], (exercise_id, width)
+        assert ex.get_attribute("tabindex") is None, f"{exercise_id} scrolls sideways inside itself"
+    font = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.ex-question p')).fontSize)")
+    assert font >= 16
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    bad = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not bad, bad
+    assert not errors, errors
+    context.close()
+
+
+def test_a_seed_in_the_address_gives_the_deck_and_the_reading_view_the_same_numbers(page, site_url):
+    page.goto(f"{site_url}/read/part2.html?seed=4242")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+    read = page.locator("[data-exercise='causal-mask']").get_attribute("data-inputs")
+    page.goto(f"{site_url}/decks/part2.html?seed=4242")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+    assert page.locator("[data-exercise='causal-mask']").get_attribute("data-inputs") == read
+    assert math.isfinite(answer("causal-mask", json.loads(read)))
+    # no seed (or a broken one): a fresh seed, shown
+    page.goto(f"{site_url}/decks/part2.html?seed=banana")
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+    shown = page.locator("[data-exercise='causal-mask'] .ex-seed").text_content()
+    assert re.match(r"Seed \d+:", shown)
+    page.watch.assert_clean()

@@ -1,0 +1,166 @@
+"""The notation and glossary pages and the build checks behind them: one
+notation (content/notation.toml) that no deck may use in another meaning, a
+glossary (content/glossary.toml) whose terms no deck uses before the slide
+that teaches them, and slide links by heading (m.see) resolved at build time.
+
+The first tests read the built course (build/site); the others build the
+small test site with a broken deck and expect the build to refuse it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from mini_site import CONTENT, run_build
+
+DECKS = sorted(p.stem for p in (CONTENT / "decks").glob("*.md"))
+
+
+def sections(site_dir: Path, slug: str) -> list[str]:
+    html = (site_dir / "decks" / f"{slug}.html").read_text(encoding="utf-8")
+    return re.findall(r'<section data-slide="\d+"[^>]*>(.*?)</section>', html, flags=re.S)
+
+
+# ---- the built course -------------------------------------------------------------
+
+
+def test_notation_page_lists_every_symbol(site_dir):
+    spec = tomllib.loads((CONTENT / "notation.toml").read_text(encoding="utf-8"))
+    html = (site_dir / "notation.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr id=[^>]*>(.*?)</tr>", html, re.S)
+    assert len(rows) == len(spec["symbol"])
+    for row, symbol in zip(rows, spec["symbol"]):
+        assert symbol["name"] in row and 'class="katex"' in row
+
+
+def test_reference_pages_are_linked_from_every_deck_reading_view_and_the_index(site_dir):
+    for page in [site_dir / "index.html"] + [site_dir / d / f"{s}.html" for s in DECKS for d in ("decks", "read")]:
+        html = page.read_text(encoding="utf-8")
+        assert re.search(r'href="(\.\./)?notation\.html"', html), page
+        assert re.search(r'href="(\.\./)?glossary\.html"', html), page
+
+
+def test_each_glossary_entry_links_to_a_slide_that_uses_the_term(site_dir):
+    spec = tomllib.loads((CONTENT / "glossary.toml").read_text(encoding="utf-8"))
+    html = (site_dir / "glossary.html").read_text(encoding="utf-8")
+    for term in spec["term"]:
+        entry = re.search(rf'<div class="term" id="{term["id"]}">(.*?)</div>', html, re.S)
+        assert entry, term["id"]
+        deck, n = re.search(r'href="decks/([a-z0-9]+)\.html#/(\d+)"', entry.group(1)).groups()
+        assert deck == term["deck"]
+        slide = sections(site_dir, deck)[int(n)]
+        assert term["slide"] in re.sub(r"<[^>]+>", "", slide.split("</h2>")[0]).replace("&quot;", '"')
+
+
+def test_slide_links_point_at_the_slide_they_name(site_dir):
+    """Part I's preview slides link forward to Part II by heading; the link
+    carries the slide number (decks) or the article id (reading view)."""
+    for slug in DECKS:
+        for body in sections(site_dir, slug):
+            for target, n in re.findall(r'<a class="see" href="([a-z0-9]+)\.html#/(\d+)"', body):
+                assert int(n) < len(sections(site_dir, target))
+        read = (site_dir / "read" / f"{slug}.html").read_text(encoding="utf-8")
+        assert "#see=" not in read and not re.search(r'class="see" href="[a-z0-9]+\.html#/', read)
+    maps = "".join(sections(site_dir, "maps"))
+    assert maps.count('class="see"') >= 10  # every preview slide links to its Part II slide
+
+
+# ---- the checks refuse broken decks -------------------------------------------------------
+
+
+def with_reference(content: Path, glossary: str | None = None) -> None:
+    shutil.copy(CONTENT / "notation.toml", content / "notation.toml")
+    if glossary is not None:
+        (content / "glossary.toml").write_text(glossary, encoding="utf-8")
+
+
+def deck(content: Path, name: str, order: int, body: str) -> None:
+    front = f'title = "{name}"\norder = {order}\nallow_digits = ["0", "12"]'
+    (content / "decks" / f"{name}.md").write_text(f"+++\n{front}\n+++\n{body}\n")
+
+
+@pytest.mark.parametrize(
+    "line,says",
+    [
+        ("Attention costs $O(T^2)$ time.", "context width is w"),
+        ("The weights $a_j$ sum to one.", "not a"),
+        ("The vocabulary has $V = 12$ items.", "vocabulary size is C"),
+        ("Each head adds $h \\cdot d_k$ numbers.", "h is the hidden layer"),
+        ("The first token sits in slot 0.", "count positions and slots from 1"),
+    ],
+)
+def test_a_symbol_used_in_another_meaning_stops_the_build(mini, capsys, line, says):
+    content, tables, out = mini
+    with_reference(content)
+    deck(content, "clash", 3, f"## One\n\nFine text.\n\n---\n\n## Two\n\n{line}")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1
+    assert "content/decks/clash.md line 14: notation:" in log and says in log
+
+
+GLOSSARY = """[[term]]
+id = "widget"
+term = "widget"
+means = "A thing on a slide."
+deck = "later"
+slide = "Widgets"
+match = '\\bwidgets?\\b'
+"""
+
+
+def test_a_term_used_before_its_slide_stops_the_build_unless_it_links(mini, capsys):
+    content, tables, out = mini
+    with_reference(content, GLOSSARY)
+    deck(content, "early", 3, "## Before\n\nA widget appears here first.")
+    deck(content, "later", 4, "## Widgets\n\nA widget is a thing on a slide.")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1
+    assert "content/decks/early.md: slide 1 ('Before') uses 'widget' before later slide 1" in log
+    deck(content, "early", 3, "## Before\n\nA [widget](../glossary.html#widget) appears here first.")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 0, log
+    page = (out / "glossary.html").read_text(encoding="utf-8")
+    assert '<div class="term" id="widget">' in page and 'href="decks/later.html#/0"' in page
+
+
+def test_a_word_the_course_avoids_stops_the_build(mini, capsys):
+    content, tables, out = mini
+    with_reference(content, GLOSSARY + '\n[[avoid]]\nword = "receiver"\nmatch = "receivers?"\nuse = "query token"\n')
+    deck(content, "later", 4, "## Widgets\n\nA widget is a thing; the receiver asks.")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1 and "says 'receiver': the course calls it 'query token'" in log
+
+
+def test_a_slide_link_to_a_missing_heading_stops_the_build(mini, capsys):
+    content, tables, out = mini
+    deck(content, "links", 3, "## One\n\nSee {{ m.see('mini', 'First', 'the first slide') }}.")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 0, log
+    assert 'href="mini.html#/0"' in (out / "decks" / "links.html").read_text(encoding="utf-8")
+    deck(content, "links", 3, "## One\n\nSee {{ m.see('mini', 'Nowhere', 'a slide') }}.")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1 and "content/decks/links.md: slide link: no slide of mini has the heading 'Nowhere'" in log
+
+
+# ---- in the browser --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page_path", ["notation.html", "glossary.html", "notebooks/maps.html", "notebooks/part3.html"])
+def test_reference_pages_pass_axe_and_read_on_a_phone(browser, site_url, site_dir, page_path):
+    if not (site_dir / page_path).exists():
+        pytest.skip(f"{page_path} not built (a build without notebooks)")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.goto(f"{site_url}/{page_path}")
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+    page.add_script_tag(path=str(Path(__file__).resolve().parent.parent / "node_modules/axe-core/axe.min.js"))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    bad = [(v["id"], v["impact"]) for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad and not errors, (bad, errors)
+    context.close()

@@ -1,0 +1,131 @@
+// Exercises of Part IV (results). The same shape as exercises-maps.js; the
+// Python reference of every answer is export/exercises.py.
+import { dec, f, int, pick } from './exercise-kit.js';
+
+const headWidth = {
+  id: 'head-width',
+  digits: 0,
+  draw(rng) {
+    const heads = pick(rng, [2, 4, 8, 16]);
+    return { d: heads * pick(rng, [8, 16, 32, 64]), heads };
+  },
+  answer: ({ d, heads }) => d / heads,
+  question: ({ d, heads }) => [
+    `An attention model of width d = ${d} is split into n_heads = ${heads} heads that together keep the full width.`,
+    'What is the query/key width d_k of one head?',
+  ],
+  mistakes: [
+    { name: 'multiplied', value: ({ d, heads }) => d * heads,
+      message: 'That multiplies; the heads share the width, so each gets d / n_heads.' },
+    { name: 'subtracted', value: ({ d, heads }) => d - heads,
+      message: 'Subtracting the head count does not split the width; divide it by the head count.' },
+    { name: 'full-width', value: ({ d }) => d,
+      message: 'That is the width of a single head only when there is one head; here the width is shared.' },
+  ],
+  hint: 'The course keeps n_heads · d_k = d.',
+  steps: ({ d, heads }) => [`d_k = d / n_heads = ${d} / ${heads} = ${d / heads}.`],
+};
+
+const projectionParams = {
+  id: 'projection-params',
+  digits: 0,
+  draw(rng) {
+    const heads = pick(rng, [2, 4, 8]);
+    return { d: heads * pick(rng, [4, 6, 8, 12, 16, 24, 32]), heads };
+  },
+  answer: ({ d }) => 4 * d * d,
+  question: ({ d, heads }) => [
+    `An attention layer of width d = ${d} has ${heads} heads with d_k = d_v = ${d / heads}.`,
+    'How many parameters do W_Q, W_K, W_V and W_O hold together?',
+  ],
+  mistakes: [
+    { name: 'times-heads', value: ({ d, heads }) => 4 * d * d * heads,
+      message: 'Splitting into heads adds no weights: the same four d × d matrices are only reshaped.' },
+    { name: 'output-forgotten', value: ({ d }) => 3 * d * d,
+      message: 'W_O was left out: W_Q, W_K, W_V and W_O are four matrices.' },
+    { name: 'bias-counted', value: ({ d }) => 4 * (d * d + d),
+      message: 'These projections have no bias (bias=False in models/nets.py).' },
+  ],
+  hint: 'Each of the four projections maps d numbers to heads · d_k = d numbers, with no bias.',
+  steps: ({ d }) => [
+    `Each projection is a d × d matrix: ${d}·${d} = ${d * d}.`,
+    `Four of them: 4 · ${d * d} = ${4 * d * d}, whatever the head count.`,
+  ],
+};
+
+const weightsCount = {
+  id: 'weights-count',
+  digits: 0,
+  draw: (rng) => ({ B: int(rng, 2, 4), heads: pick(rng, [2, 4]), T: pick(rng, [4, 6, 8, 12, 16]) }),
+  answer: ({ B, heads, T }) => B * heads * T * T,
+  question: ({ B, heads, T }) => [
+    `forward_details runs on a batch of B = ${B} windows of T = ${T} slots, in a model with ${heads} heads.`,
+    'How many attention weights does it return (the numbers in its weights tensor)?',
+  ],
+  mistakes: [
+    { name: 'final-query', value: ({ B, heads, T }) => B * heads * T,
+      message: 'That is the final query only, what attend returns; forward_details keeps a weight row '
+        + 'for every query.' },
+    { name: 'one-head', value: ({ B, T }) => B * T * T,
+      message: 'Each head has its own T × T weights.' },
+    { name: 'one-example', value: ({ heads, T }) => heads * T * T,
+      message: 'Every example of the batch has its own weights.' },
+  ],
+  hint: 'The weights tensor has shape [B, heads, T, T]: one T × T grid per head and example.',
+  steps: ({ B, heads, T }) => [
+    `One head, one example: T × T = ${T * T}.`,
+    `× ${heads} heads × ${B} examples = ${B * heads * T * T}.`,
+  ],
+};
+
+const perplexityFromLoss = {
+  id: 'perplexity-from-loss',
+  digits: 2,
+  draw: (rng) => ({ loss: dec(rng, 1.2, 4.2, 2) }),
+  answer: ({ loss }) => Math.exp(loss),
+  question: ({ loss }) => [
+    `A model's test cross-entropy is ${f(loss, 2)} nats per target token.`,
+    'What is its test perplexity, to 2 decimals?',
+  ],
+  mistakes: [
+    { name: 'base-2', value: ({ loss }) => 2 ** loss,
+      message: 'That is 2 to the loss; the loss is in nats (natural log), so perplexity is e to the loss.' },
+    { name: 'base-10', value: ({ loss }) => 10 ** loss,
+      message: 'That is 10 to the loss; with the natural log, perplexity is e to the loss.' },
+    { name: 'wrong-sign', value: ({ loss }) => Math.exp(-loss),
+      message: 'Wrong sign: e^(−loss) is the geometric mean probability; perplexity is its inverse, e^loss.' },
+  ],
+  hint: 'Perplexity = e^(cross-entropy), with the cross-entropy in nats.',
+  steps: ({ loss }) => [`Perplexity = e^${f(loss, 2)} = ${f(Math.exp(loss), 4)}.`],
+};
+
+const reductionPercent = {
+  id: 'reduction-percent',
+  digits: 1,
+  percent: true,
+  draw(rng) {
+    const base = dec(rng, 20, 40, 1);
+    return { one_head: base, four_heads: Math.round((base - dec(rng, 0.5, 5, 1)) * 10) / 10 };
+  },
+  answer: ({ one_head: b, four_heads: a }) => ((b - a) / b) * 100,
+  question: ({ one_head: b, four_heads: a }) => [
+    `Mean test perplexity over the seeds: one head ${f(b)}, four heads ${f(a)}.`,
+    'By what percentage is the four-head mean lower than the one-head mean, to 1 decimal?',
+  ],
+  mistakes: [
+    { name: 'wrong-base', value: ({ one_head: b, four_heads: a }) => ((b - a) / a) * 100,
+      message: 'That divides by the four-head mean; the reduction is measured against the one-head mean.' },
+    { name: 'absolute', value: ({ one_head: b, four_heads: a }) => b - a,
+      message: 'That is the difference in perplexity, not a percentage of the one-head mean.' },
+    { name: 'ratio', value: ({ one_head: b, four_heads: a }) => (a / b) * 100,
+      message: 'That is the four-head mean as a percentage of the one-head mean; the reduction is 100% minus it.' },
+  ],
+  hint: 'Take the difference of the two means and divide it by the one-head mean, then multiply by 100.',
+  steps: ({ one_head: b, four_heads: a }) => [
+    `Difference: ${f(b)} − ${f(a)} = ${f(b - a)}.`,
+    `Relative to one head: ${f(b - a)} / ${f(b)} = ${f((b - a) / b, 5)}.`,
+    `As a percentage: ${f(((b - a) / b) * 100, 3)}%.`,
+  ],
+};
+
+export const RESULTS = [headWidth, projectionParams, weightsCount, perplexityFromLoss, reductionPercent];

@@ -1,0 +1,143 @@
+// Generation: every model continues one or more prompts in the worker (the
+// page shows the first); the worker's 'steps' and 'done' events stream the
+// chosen tokens to the model cards, drawn once a frame; the result is what
+// lab.generate and lab.generateMany return.
+
+import { EOS_ID } from '../core/tokenizer.js';
+import { renderOutput, renderStats } from './view.js';
+import { call } from './rpc.js';
+import { S, $ } from './state.js';
+import { runJob, jobBackend } from './jobs.js';
+import { analyse, readControls, showTask, validate, writeControls } from './controls.js';
+import { checkAblation, checkText } from './guards.js';
+import { resetExperiment, selectStep } from './job-inspect.js';
+
+// how.early (the Generate button): start as soon as any model is usable; the
+// API waits for lab.ready.
+export async function generate(options = {}, how = {}) {
+  const prompt = options?.prompt ?? $('prompt').value;
+  return (await runGeneration(options ?? {}, [prompt], how))[0];
+}
+
+export async function generateMany({ prompts, ...options } = {}) {
+  if (!Array.isArray(prompts) || !prompts.length) throw new Error('generateMany needs a non-empty array of prompts');
+  return runGeneration(options, prompts);
+}
+
+// Every (model, prompt) pair decodes on its own, exactly as if run alone.
+function runGeneration(options, prompts, how = {}) {
+  return runJob('generation', (job) => generateJob(job, options, prompts, how));
+}
+
+async function generateJob(job, options, prompts, { early = false } = {}) {
+  await (early ? S.files : S.ready);
+  // an option given as undefined is an option not given (as in lab.score): the page's control holds
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const { heads_off: headsOff, hide, ...settings } = given;
+  const o = { ...readControls(), ...settings, prompt: prompts[0] };
+  validate(o);
+  prompts.forEach((p, i) => checkText(p, prompts.length > 1 ? `prompt ${i}` : 'the prompt'));
+  const analyses = prompts.map(analyse);
+  // hide indexes the token history (BOS = 0) of every prompt: checked against the shortest
+  const ablation = checkAblation(S.metadata, { heads_off: headsOff, hide },
+    Math.min(...analyses.map((a) => a.history.length)));
+  writeControls(o);
+  showTask('generate');
+  $('page-error').hidden = true;
+  const status = await jobBackend(o.backend, early);
+  const run = startRun(job, o, status.backend, analyses);
+  try {
+    await call('generate', {
+      runId: run.id, kinds: S.metadata.order, backend: status.backend, prompts: analyses.map((a) => a.ids),
+      mode: o.mode, temperature: o.temperature, seed: o.seed >>> 0, limit: o.limit, top_k: o.top_k, top_p: o.top_p,
+      headsOff: ablation.heads_off, hide: ablation.hide,
+    });
+  } finally {
+    flushRender();
+    run.active = false;
+  }
+  return analyses.map((analysis, p) => ({
+    prompt: prompts[p], prompt_ids: analysis.ids, prompt_tokens: analysis.tokens,
+    history_length: analysis.history.length, backend: status.backend,
+    options: { ...o, prompt: prompts[p], heads_off: ablation.heads_off, hide: ablation.hide },
+    models: Object.fromEntries(S.metadata.order.map((kind) => [kind, modelResult(run.results[p][kind])])),
+  }));
+}
+
+// The new run, shown on emptied cards; S.run.models is the first prompt's results.
+function startRun(job, options, backend, analyses) {
+  const run = {
+    id: job.runId, active: true, options, backend,
+    promptIds: analyses[0].ids, promptTokens: analyses[0].tokens,
+    results: analyses.map(() => Object.fromEntries(S.metadata.order.map((k) =>
+      [k, { ids: [], tokens: [], steps: [], stepCount: 0, stats: null }]))),
+  };
+  run.models = run.results[0];
+  for (const kind of S.metadata.order) {
+    renderStats(S.views[kind], null);
+    S.views[kind].output.replaceChildren();
+    S.views[kind].text.replaceChildren();
+  }
+  S.run = run;
+  resetExperiment();
+  S.selected = null;
+  S.inspected = null;
+  $('inspect-body').replaceChildren();
+  $('inspect-hint').hidden = false;
+  return run;
+}
+
+function modelResult(m) {
+  const s = m.stats;
+  return {
+    ids: [...m.ids], tokens: [...m.tokens], text: S.vocab.decode(m.ids), stop: s.stop, error: s.error,
+    calls: s.calls, new_tokens: s.new_tokens, total_ms: s.total_ms, median_ms: s.median_ms,
+    compute_ms: s.compute_ms, backend: s.backend, first_context: s.first_context,
+  };
+}
+
+// The worker's 'steps' (chosen IDs, a frame's worth) and 'done' (one model and
+// prompt finished, with its stats) of the current run.
+export function onGenerationEvent(msg) {
+  const run = S.run;
+  if (!run || msg.runId !== run.id) return;
+  if (msg.event === 'steps') {
+    for (const step of msg.steps) {
+      const m = run.results[step.prompt][step.kind];
+      if (step.prompt === 0) m.steps.push(step); // only the shown prompt keeps its steps for inspection
+      else m.stepCount += 1;
+      if (step.id !== EOS_ID) {
+        m.ids.push(step.id);
+        m.tokens.push(S.vocab.token(step.id));
+      }
+      if (step.prompt === 0) scheduleRender(step.kind);
+    }
+  } else if (msg.event === 'done') {
+    run.results[msg.prompt][msg.kind].stats = msg.stats;
+    if (msg.prompt === 0) scheduleRender(msg.kind);
+  }
+}
+
+// Tokens arrive faster than the screen refreshes on WASM: draw once per frame,
+// appending only the new chips of each card.
+const dirty = new Set();
+let frameRequested = false;
+function scheduleRender(kind) {
+  dirty.add(kind);
+  if (frameRequested) return;
+  frameRequested = true;
+  requestAnimationFrame(flushRender);
+}
+
+function flushRender() {
+  frameRequested = false;
+  const run = S.run;
+  if (!run || !dirty.size) return;
+  for (const k of dirty) {
+    const m = run.models[k];
+    const select = (i) => selectStep(k, i);
+    renderOutput(S.views[k], run.promptTokens, m.tokens, m.steps, m.stats?.stop ?? null, select, S.selected);
+    if (m.stats) renderStats(S.views[k], m.stats);
+  }
+  dirty.clear();
+}

@@ -1,0 +1,147 @@
+// Inspecting one step of the shown generation: each model is run again on the
+// context it read at that step (or, compared, on the selected card's context)
+// for its logits and attention, and the inspect panel (inspect-view.js) draws
+// them under the current sampling controls.
+
+import { contextWindow, startHistory } from '../core/decoding.js';
+import { hideInWindow } from '../core/ablation.js';
+import { renderInspect } from './inspect-view.js';
+import { markSelected } from './view.js';
+import { call } from './rpc.js';
+import { S, $ } from './state.js';
+import { problems, readControls, showProblems } from './controls.js';
+import { scoreContinuation } from './job-score.js';
+import { noAblation } from './guards.js';
+import { stepRows } from './steps.js';
+
+// The context a model read at step i of the shown run, and the history
+// index of its first slot.
+function stepContext(kind, index) {
+  const run = S.run;
+  const history = startHistory(run.promptIds).concat(run.models[kind].ids.slice(0, index));
+  return { history, context: contextWindow(history, S.metadata.context), offset: history.length - S.metadata.context };
+}
+
+// The inspect view's experiment (hidden history positions, heads off per model);
+// positions index the history of the selected card's context at that step.
+function emptyAblation() {
+  return { heads_off: Object.fromEntries(S.metadata.order.filter((k) => S.metadata.models[k].heads)
+    .map((k) => [k, []])), hide: [] };
+}
+
+export async function selectStep(kind, index) {
+  S.selected = index;
+  S.selectedKind = kind;
+  for (const k of S.metadata.order) markSelected(S.views[k], index);
+  await inspectStep();
+  // the panel's heading takes focus: the next Tab stops are the panel's own
+  $('inspect-heading').focus({ preventScroll: true });
+  $('inspect').scrollIntoView({ block: 'start' });
+}
+
+// What to run per model: its context at the step, or null when it had stopped before it.
+function stepRequests(run, index, from) {
+  return S.metadata.order.map((kind) => {
+    const source = from || kind;
+    if (index >= run.models[source].steps.length) return null;
+    const { history, context, offset } = stepContext(source, index);
+    const chosen = from && from !== kind ? null : run.models[source].steps[index]?.id ?? null;
+    return { kind, history, context, offset, chosen };
+  });
+}
+
+async function inspectStep() {
+  const run = S.run;
+  const index = S.selected;
+  if (!run || index === null) return;
+  if (!S.ablation) S.ablation = emptyAblation();
+  const ablation = S.ablation;
+  const experiment = !noAblation(ablation);
+  const from = S.sameContext || experiment ? S.selectedKind : null;
+  const requests = stepRequests(run, index, from);
+  const token = ++S.inspectCounter;
+  $('inspect-hint').hidden = true;
+  const hidden = new Set(ablation.hide);
+  const items = await Promise.all(requests.map(async (r) => {
+    if (!r) return null;
+    const entry = S.metadata.models[r.kind];
+    try {
+      const context = hideInWindow([...r.context], r.history.length, hidden);
+      const out = await call('run', { kind: r.kind, backend: run.backend, contexts: [context],
+        matrix: Boolean(entry.heads), headsOff: ablation.heads_off[r.kind] });
+      const before = experiment ? (await call('run', { kind: r.kind, backend: run.backend, contexts: [r.context],
+        logitsOnly: true })).logits : null;
+      const [, heads, slots] = out.attentionDims || [];
+      return { ...r, context, original: r.context, entry, logits: out.logits, before,
+        attention: out.attention ? splitRows(out.attention, heads, slots) : null,
+        matrix: out.matrix || null, matrixDims: out.matrixDims ? out.matrixDims.slice(1) : null };
+    } catch (err) {
+      return { ...r, entry, error: err.message };
+    }
+  }));
+  if (token !== S.inspectCounter) return; // a newer selection won
+  const source = from || S.selectedKind;
+  S.inspected = { index, items: items.map((it) => (it && !it.error ? it : null)), from, experiment,
+    target: run.models[source].steps[index]?.id ?? null };
+  renderInspectPanel();
+}
+
+function splitRows(data, rows, width) {
+  return Array.from({ length: rows }, (_, h) => data.subarray(h * width, (h + 1) * width));
+}
+
+// Redrawn at once when a sampling control changes; an invalid one keeps the
+// last drawing (the message beside the control says why).
+export function renderInspectPanel() {
+  if (!S.inspected) return;
+  const controls = readControls();
+  const found = problems(controls);
+  showProblems(found);
+  if (found.temperature || found.top_k || found.top_p) return;
+  renderInspect($('inspect-body'), {
+    stepIndex: S.inspected.index, items: S.inspected.items, vocab: S.vocab, metadata: S.metadata,
+    controls: { temperature: controls.temperature, top_k: controls.top_k, top_p: controls.top_p },
+    sameFrom: S.inspected.from,
+    onSameContext: (on) => { S.sameContext = on; inspectStep(); },
+    onScore: () => scoreContinuation(S.selectedKind),
+    experiment: { ablation: S.ablation, active: S.inspected.experiment, target: S.inspected.target,
+      source: S.selectedKind, onToggleHead: toggleHead, onToggleHide: toggleHide, onRestore: restore, loadSteps },
+  });
+}
+
+// The per-step rows of the window's real slots, for the matrix view (hidden words hidden there too).
+function loadSteps(it) {
+  const width = S.metadata.context;
+  const from = Math.max(0, it.history.length - width);
+  const hidden = new Set(S.ablation?.hide || []);
+  return stepRows(it.kind, it.history, from, S.run.backend, hidden).then((rows) => ({ from, rows }));
+}
+
+function toggleHead(kind, head) {
+  const off = new Set(S.ablation.heads_off[kind]);
+  if (off.has(head)) off.delete(head); else off.add(head);
+  S.ablation.heads_off[kind] = [...off].sort((a, b) => a - b);
+  rerun(`.inspect-attention[data-kind="${kind}"] .head-toggle[data-head="${head}"]`);
+}
+
+function toggleHide(pos) {
+  const hide = new Set(S.ablation.hide);
+  if (hide.has(pos)) hide.delete(pos); else hide.add(pos);
+  S.ablation.hide = [...hide].sort((a, b) => a - b);
+  rerun(`.hide-tok[data-pos="${pos}"]`);
+}
+
+function restore() {
+  S.ablation = emptyAblation();
+  rerun('.hide-strip .hide-tok');
+}
+
+// Runs the step again and keeps focus on the control that was used.
+function rerun(focusSelector) {
+  inspectStep().then(() => document.querySelector(`#inspect-body ${focusSelector}`)?.focus());
+}
+
+// A new generation forgets the experiment.
+export function resetExperiment() {
+  S.ablation = null;
+}

@@ -1,0 +1,113 @@
+// Score mode: teacher-forced scoring of one text by every model, the
+// probability of each actual token given the ones before it, cross-entropy and
+// perplexity; a selected token shows the three models on that same context.
+// Bounded (guards.js): at most MAX_TEXT_CHARS characters and MAX_SCORE_TOKENS
+// tokens; the model calls run in the worker, SCORE_BATCH contexts at a time,
+// with progress on the page, and Stop answers at once, even mid-call.
+
+import { logProbability, scoreContexts, summarize } from '../core/scoring.js';
+import { renderScore, renderScoreDetail, renderScoreProgress } from './score-view.js';
+import { MAX_SCORE_TOKENS, checkText } from './guards.js';
+import { call } from './rpc.js';
+import { S, $ } from './state.js';
+import { jobBackend, runJob, whenStopped } from './jobs.js';
+import { checkAblation } from './guards.js';
+import { hideInWindow } from '../core/ablation.js';
+import { analyse, schedulePreview, showPageError, showTask, syncTask } from './controls.js';
+
+const SCORE_BATCH = 32; // contexts per model call: one call stays well under 100 ms on WASM
+
+export function score(options = {}, how = {}) {
+  return runJob('score', (job) => scoreJob(job, options, how));
+}
+
+const STOPPED = 'stopped by you';
+
+async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, hide } = {}, { early = false } = {}) {
+  await (early ? S.files : S.ready);
+  if (text === undefined) throw new Error('score needs {text: "..."}: the text to score');
+  checkText(text, 'the text to score');
+  const a = analyse(text);
+  if (!a.ids.length && !eos) {
+    throw new Error('the text has no tokens to score: type some words (or ask for the EOS target)');
+  }
+  const ablation = checkAblation(S.metadata, { heads_off: headsOff, hide }, a.history.length);
+  const status = await jobBackend(backend, early);
+  const { targets, contexts } = scoreContexts(a.ids, Boolean(eos), S.metadata.context);
+  if (targets.length > MAX_SCORE_TOKENS) {
+    throw new Error(`the text has ${targets.length.toLocaleString('en-US')} tokens to score; the lab scores at most ` +
+      `${MAX_SCORE_TOKENS.toLocaleString('en-US')} at a time: shorten it`);
+  }
+  const hidden = new Set(ablation.hide);
+  contexts.forEach((ctx, t) => hideInWindow(ctx, t + 1, hidden)); // target t is read from history[0..t]
+  showTask('score');
+  const progress = { done: 0, total: targets.length * S.metadata.order.length };
+  renderScoreProgress($('score-body'), progress);
+  const models = {};
+  for (const kind of S.metadata.order) {
+    if (job.stopped) throw new Error(STOPPED);
+    try {
+      const logProbs = await logProbabilities(job, kind, status.backend, contexts, targets, ablation.heads_off[kind],
+        progress);
+      models[kind] = { ...summarize(logProbs), error: null };
+    } catch (err) {
+      if (job.stopped) throw new Error(STOPPED, { cause: err });
+      models[kind] = { probabilities: [], cross_entropy: null, perplexity: null, error: err.message };
+    }
+  }
+  const result = { text, tokens: a.tokens.concat(eos ? ['<EOS>'] : []), ids: targets, eos: Boolean(eos),
+    backend: status.backend, heads_off: ablation.heads_off, hide: ablation.hide, models };
+  S.score = { ...result, contexts };
+  await renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
+  return result;
+}
+
+// One model's log probability of every target, SCORE_BATCH contexts a call;
+// Stop ends it at once (the call in flight is left to finish in the worker).
+async function logProbabilities(job, kind, backend, contexts, targets, headsOff, progress) {
+  const C = S.metadata.vocab_size;
+  const logProbs = [];
+  const stopped = whenStopped(job).then(() => { throw new Error(STOPPED); });
+  for (let start = 0; start < contexts.length; start += SCORE_BATCH) {
+    if (job.stopped) throw new Error(STOPPED);
+    const batch = contexts.slice(start, start + SCORE_BATCH);
+    const out = await Promise.race([call('run', { kind, backend, contexts: batch, headsOff, logitsOnly: true }),
+      stopped]);
+    batch.forEach((_, b) => logProbs.push(logProbability(out.logits.subarray(b * C, (b + 1) * C), targets[start + b])));
+    progress.done += batch.length;
+    progress.kind = S.metadata.models[kind].label;
+    renderScoreProgress($('score-body'), progress);
+  }
+  return logProbs;
+}
+
+async function selectScoreToken(position) {
+  const sc = S.score;
+  if (!sc) return;
+  const context = sc.contexts[position];
+  const items = await Promise.all(S.metadata.order.map(async (kind) => {
+    try {
+      const out = await call('run', { kind, backend: sc.backend, contexts: [context], headsOff: sc.heads_off[kind] });
+      return { kind, logits: out.logits };
+    } catch (err) {
+      return { kind, error: err.message };
+    }
+  }));
+  renderScoreDetail($('score-detail'), { sc, position, context, items, metadata: S.metadata, vocab: S.vocab });
+}
+
+// One click from a model's continuation to Score mode on that text.
+export function scoreContinuation(kind) {
+  const run = S.run;
+  if (!run) return;
+  const text = S.vocab.decode([...run.promptIds, ...run.models[kind].ids]);
+  document.querySelector('input[name="task"][value="score"]').checked = true;
+  $('preset').value = 'custom';
+  $('prompt').value = text;
+  $('score-eos').checked = false;
+  syncTask();
+  $('preset-note').textContent =
+    `${S.metadata.models[kind].label}'s continuation, as text: now every model reads it token by token.`;
+  schedulePreview();
+  score({ text }).catch((err) => showPageError(err.message));
+}

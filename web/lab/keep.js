@@ -1,0 +1,52 @@
+// The lab keeps the learner's place: its text, task and controls, and whether
+// a run was shown (one started from the page's buttons), are kept in sessionStorage when the page is left (a slide
+// link, Back, a reload) and restored when it opens again; the run is repeated
+// (decoding is seeded, so the outputs come back the same).
+
+import { S, $ } from './state.js';
+import { readControls, selectPreset, showTask, task, writeControls } from './controls.js';
+
+const KEY = 'attention-lab-place-v1';
+
+function storage() {
+  try { return window.sessionStorage; } catch { return null; } // storage disabled
+}
+
+export function savePlace() {
+  const store = storage();
+  if (!store || !S.metadata) return;
+  const place = { ...readControls(), preset: $('preset').value, task: task(), eos: $('score-eos').checked,
+    ran: S.shown === task() };
+  try { store.setItem(KEY, JSON.stringify(place)); } catch { /* quota: nothing kept */ }
+}
+
+export function keepPlace() {
+  window.addEventListener('pagehide', savePlace);
+  document.addEventListener('click', (e) => { if (e.target.closest?.('a[data-slide], a.slide-link')) savePlace(); });
+}
+
+// Restores the controls at once; returns the run to repeat once the models are ready (or null).
+export function restorePlace() {
+  const store = storage();
+  let place;
+  try { place = JSON.parse(store?.getItem(KEY) || 'null'); } catch { return null; }
+  if (!place || typeof place.prompt !== 'string') return null;
+  try {
+    showTask(place.task === 'score' ? 'score' : 'generate');
+    if (place.preset && place.preset !== 'custom') selectPreset(place.preset);
+    writeControls({ ...readControls(), ...pick(place) });
+    if (place.preset === 'custom') selectPreset('custom');
+    $('score-eos').checked = Boolean(place.eos);
+  } catch {
+    return null; // a stale or foreign entry: start fresh
+  }
+  return place.ran ? place.task : null;
+}
+
+function pick(p) {
+  const out = {};
+  for (const key of ['prompt', 'mode', 'temperature', 'top_k', 'top_p', 'seed', 'limit']) {
+    if (p[key] !== undefined) out[key] = p[key];
+  }
+  return out;
+}

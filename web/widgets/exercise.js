@@ -1,0 +1,140 @@
+// One exercise (m.exercise('ID') in a deck): fresh numbers from a seed, an answer
+// field checked exactly, named mistakes, a hint, then a worked solution with the
+// same numbers. The arithmetic is web/core/exercises.js; this file is the page.
+//
+// Test contract: the element [data-exercise] carries data-inputs (JSON of the
+// numbers shown), one <input>, buttons [data-action=check|new|solution] (and
+// hint), [data-verdict] ("", then "correct" or "wrong" after Check) and
+// [data-solution], whose last number is the answer.
+//
+// The seed: ?seed=N in the page address gives every exercise of the page that
+// seed (a teacher hands a class one link); without it each visit draws one.
+// "New numbers" moves to the next seed whose answer differs.
+import { el } from '../core/dom.js';
+import { f } from '../core/exercise-kit.js';
+import { draw, formatAnswer, isSeed, judge, kindOf, nextSeed, parseAnswer } from '../core/exercises.js';
+
+let pageSeed = null;
+
+export function seedFromAddress(search) {
+  const text = new URLSearchParams(search).get('seed');
+  if (text !== null && /^\d{1,10}$/.test(text.trim()) && isSeed(Number(text.trim()))) return Number(text.trim());
+  return null;
+}
+
+function startingSeed() {
+  if (pageSeed === null) {
+    pageSeed = seedFromAddress(location.search);
+    if (pageSeed === null) pageSeed = crypto.getRandomValues(new Uint32Array(1))[0] % 10000;
+  }
+  return pageSeed;
+}
+
+function describe(kind) {
+  if (kind.digits === 0) return 'a whole number';
+  const places = kind.digits === 1 ? '1 decimal' : `${kind.digits} decimals`;
+  return kind.percent ? `a percentage, to ${places}` : `to ${places}`;
+}
+
+function addressWithSeed(seed) {
+  const params = new URLSearchParams(location.search);
+  params.set('seed', String(seed));
+  return `${location.pathname}?${params}${location.hash}`;
+}
+
+let count = 0;
+
+export function mount(element) {
+  const id = element.dataset.exercise || '';
+  const kind = kindOf(id);
+  const uid = `ex-${id}-${++count}`;
+  let seed = startingSeed();
+  let inputs = null;
+
+  const seedLine = el('p', { class: 'ex-seed' });
+  const question = el('div', { class: 'ex-question' });
+  const input = el('input', {
+    id: `${uid}-answer`, type: 'text', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off',
+    'aria-describedby': `${uid}-message`,
+  });
+  const message = el('p', { id: `${uid}-message`, class: 'ex-message', 'aria-live': 'polite' });
+  const check = el('button', { type: 'submit', dataset: { action: 'check' } }, 'Check');
+  const form = el('form', { class: 'ex-form', novalidate: true },
+    el('label', { for: input.id }, `Your answer (${describe(kind)})`),
+    el('span', { class: 'ex-field' }, input, check), message);
+  const hint = el('p', { id: `${uid}-hint`, class: 'ex-hint', hidden: true });
+  const solution = el('ol', { id: `${uid}-solution`, class: 'ex-solution', hidden: true, dataset: { solution: '' } });
+  const hintButton = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': hint.id,
+    dataset: { action: 'hint' } }, 'Hint');
+  const solutionButton = el('button', { type: 'button', 'aria-expanded': 'false', 'aria-controls': solution.id,
+    dataset: { action: 'solution' } }, 'Worked solution');
+  const newButton = el('button', { type: 'button', dataset: { action: 'new' } }, 'New numbers');
+  const verdict = el('p', { class: 'ex-verdict', role: 'status', dataset: { verdict: '' } });
+
+  function toggle(button, panel, show) {
+    panel.hidden = !show;
+    button.setAttribute('aria-expanded', String(show));
+  }
+
+  function render() {
+    inputs = draw(id, seed);
+    element.dataset.inputs = JSON.stringify(inputs);
+    element.dataset.seed = String(seed);
+    const lines = kind.question(inputs);
+    question.replaceChildren(...lines.map((line, i) => el('p', { class: i === lines.length - 1 ? 'ex-ask' : undefined },
+      line)));
+    const link = el('a', { href: addressWithSeed(seed) }, 'a link with this seed');
+    // the slide's #/N changes after the widget is drawn: take the address when the link is used
+    for (const type of ['focus', 'pointerenter', 'click']) {
+      link.addEventListener(type, () => { link.href = addressWithSeed(seed); });
+    }
+    seedLine.replaceChildren(`Seed ${seed}: the same seed gives the same numbers (`, link, ').');
+    hint.textContent = `Hint: ${kind.hint}`;
+    solution.replaceChildren(...kind.steps(inputs).map((step) => el('li', {}, step)),
+      el('li', { class: 'ex-answer' }, `Answer (${describe(kind)}): ${formatAnswer(kind, kind.answer(inputs))}`));
+    toggle(hintButton, hint, false);
+    toggle(solutionButton, solution, false);
+    input.value = '';
+    input.removeAttribute('aria-invalid');
+    message.textContent = '';
+    verdict.dataset.verdict = '';
+  }
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const parsed = parseAnswer(input.value, kind);
+    if (parsed.error) {
+      input.setAttribute('aria-invalid', 'true');
+      message.textContent = parsed.error;
+      verdict.dataset.verdict = '';
+      verdict.textContent = '';
+      return;
+    }
+    input.removeAttribute('aria-invalid');
+    message.textContent = '';
+    const result = judge(id, inputs, parsed.value);
+    verdict.dataset.verdict = result.correct ? 'correct' : 'wrong';
+    verdict.dataset.mistake = result.mistake ? result.mistake.name : '';
+    if (result.correct) {
+      verdict.textContent = `Correct: ${formatAnswer(kind, result.exact)}`
+        + (kind.digits ? ` (unrounded ${f(result.exact, kind.digits + 3)}).` : '.');
+    } else {
+      const why = result.mistake ? result.mistake.message : result.reason || 'Check each step, or open the hint.';
+      verdict.textContent = `Not yet: ${input.value.trim()} is not the answer. ${why}`;
+    }
+  });
+  hintButton.addEventListener('click', () => toggle(hintButton, hint, hint.hidden));
+  solutionButton.addEventListener('click', () => {
+    toggle(solutionButton, solution, solution.hidden);
+    if (!solution.hidden) toggle(hintButton, hint, true);
+  });
+  newButton.addEventListener('click', () => {
+    seed = nextSeed(id, seed);
+    render();
+    verdict.textContent = `New numbers, from seed ${seed}.`;
+  });
+
+  element.append(seedLine, question, form,
+    el('div', { class: 'ex-buttons' }, hintButton, solutionButton, newButton), verdict, hint, solution);
+  render();
+}
