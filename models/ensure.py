@@ -14,6 +14,8 @@ vocabulary, results, corpus audit and training trace; train only what is missing
   schema, the vocabulary's SHA-256, and the SHA-256 and selected step of each
   checkpoint it was recorded with. A missing or corrupt trace stops the build;
   it is rewritten only by retraining a seed-11 run (`make train`).
+- The reproduction record (models/reproduction.json, models/reproduce.py),
+  when present, is checked for its schema; a corrupt one stops the build.
 
     python -m models.ensure [--dry-run]
 """
@@ -34,6 +36,7 @@ from common.settings import CHECKPOINT_SEED, MODELS_DIR, ROOT
 from .checkpoints import CheckpointError, load_checkpoint, load_vocab
 from .corpus import PROFILES, DataError, load_stories
 from .nets import KINDS
+from .reproduce import load_reproduction
 from .results_file import load_results, missing_runs
 from .trace import load_trace
 
@@ -94,6 +97,8 @@ def plan(models_dir: Path = MODELS_DIR) -> Plan:
             no_checkpoint.append(kind)
     if infos:  # with no checkpoint at all, training writes the trace afresh
         check_trace(folder, infos, vocab)
+    if folder.reproduction.exists():  # optional: a fresh training writes none
+        load_reproduction(folder, CheckpointError)
     if results is None:
         p.runs = [(kind, seed) for seed in PROFILES[profile].seeds for kind in KINDS]
     else:

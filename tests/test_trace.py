@@ -92,7 +92,9 @@ def test_the_selected_step_point_is_what_the_committed_checkpoint_computes(trace
         assert min(p for _, p in top) >= others.max().item() - 1e-6
     assert ("attention" in point) == (weights is not None)
     if weights is not None:
-        assert torch.allclose(torch.tensor(point["attention"]), weights.double(), atol=1e-6, rtol=0)
+        assert torch.allclose(
+            torch.tensor(point["attention"], dtype=torch.float64), weights.double(), atol=1e-6, rtol=0
+        )
         # weights fall on the probe's tokens only, never on the left PAD slots
         for i, probe in enumerate(trace["probes"]):
             pads = CONTEXT - min(len(probe["ids"]), CONTEXT)

@@ -3,6 +3,7 @@ toy (``toy``), the measured runs (``measured``) and their charts (``charts``),
 one prompt's four attention rows (``model``), the per-step rows the
 model was trained on beside the one-pass matrix (``steps``), model sizes and browser timings
 (``machine``), and the training protocol with a worked mean ± SD
-(``protocol``). Importing the package declares its tables."""
+(``protocol``), and the reruns that test reproducibility
+(``reproduction``). Importing the package declares its tables."""
 
-from . import charts, machine, measured, model, protocol, steps, toy  # noqa: F401
+from . import charts, machine, measured, model, protocol, reproduction, steps, toy  # noqa: F401
