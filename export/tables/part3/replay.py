@@ -109,7 +109,7 @@ def replay(trace: dict, vocab) -> dict:
     head_largest = [[dict(step=s, **largest(r[h])) for s, r in zip(four_steps, four)] for h in range(heads)]
 
     def top(p: dict) -> str:
-        return ", ".join(f"{token_text(vocab, t)} {q * 100:.1f}%" for t, q in p["top10"][i][:TOP])
+        return ", ".join(f"“{token_text(vocab, t)}” {q * 100:.1f}%" for t, q in p["top10"][i][:TOP])
 
     steps = sorted(set(STEPS) | set(selected.values()))
     by_step = {k: {p["step"]: p for p in runs[k]["points"]} for k in KINDS}
@@ -131,8 +131,8 @@ def replay(trace: dict, vocab) -> dict:
         "one_first": one_largest[0],
         "one_selected": one_largest[-1],
         "uniform": 1 / n,
-        "top_first": {k: {"token": token_text(vocab, t), "p": q} for k, (t, q) in first.items()},
-        "top_selected": {k: {"token": token_text(vocab, t), "p": q} for k, (t, q) in best.items()},
+        "top_first": {k: {"token": token_text(vocab, t), "p": q, "percent": q * 100} for k, (t, q) in first.items()},
+        "top_selected": {k: {"token": token_text(vocab, t), "p": q, "percent": q * 100} for k, (t, q) in best.items()},
         "svg_one": weight_figure(
             "part3-replay-one",
             f"One head: the final {words[-1]!r} attends across training",

@@ -60,7 +60,7 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
             "pinned" if pinned(r) else "not pinned",
             "yes" if r["weights_sha256"] == committed_sha.get(r["kind"]) else "no",
             r["test_loss"],
-            r["train_seconds"] / 60,
+            round(r["train_seconds"] / 60),
         ]
         for r in reruns
     ]
@@ -73,7 +73,7 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
         "per_kind": per_kind,
         "max_noise_share_percent": max(k["noise_share_percent"] or 0 for k in per_kind),
         "max_rerun_spread": max(k["rerun_spread"] for k in per_kind),
-        "rerun_labels": " and ".join(k["label"] for k in per_kind),
+        "rerun_labels": " and ".join(k["label"].lower() for k in per_kind),
         "unpinned_runs": len(unpinned),
         "unpinned_seeds": sorted({r["seed"] for r in unpinned}),
         "unpinned_seeds_text": " and ".join(str(s) for s in sorted({r["seed"] for r in unpinned})),
