@@ -441,11 +441,12 @@ def test_run_protocol_retrains_a_recorded_run_whose_weights_are_gone(tmp_path, m
 
     trained = []
 
-    def fake_run(kind, seed, profile, data, vocab_size, progress=True):
+    def fake_run(kind, seed, profile, data, vocab_size, progress=True, recorder=None):
         trained.append((kind, seed))
         record = {
             "kind": kind,
             "seed": seed,
+            "numerics": "not pinned (a stand-in run)",
             "selected_step": 1,
             "test_loss": 1.0,
             "train_seconds": 1.0,
