@@ -7,7 +7,7 @@ WHEELS := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 PORT ?= 8000
 
-.PHONY: all deps site notebooks serve test format mutate train train-resume bench clean
+.PHONY: all deps site notebooks serve test format mutate train train-resume trace-check bench clean
 
 all: site
 
@@ -62,11 +62,19 @@ mutate: deps
 	$(PY) -m pip install --quiet $(PIP_FLAGS) -e ".[mutate]"
 	$(PY) tests/mutate.py
 
+# all nine runs on fixed CPU code paths and 1 thread (models/numerics.py), so that a rerun
+# gives the committed seed-11 checkpoints and models/training_trace.json bit for bit
+# (README: "Reproducing the training")
 train: deps
 	$(PY) -m models.train --profile course --fresh
 
 train-resume: deps
 	$(PY) -m models.train --profile course
+
+# under a minute: retrain the first 100 updates of attn1 and compare every point with
+# models/training_trace.json (`make test` runs it too, in tests/test_trace.py)
+trace-check: deps
+	$(PY) -m models.trace_check
 
 # measures the built site, then rebuilds the slides that quote the new numbers
 bench: site

@@ -3,6 +3,8 @@
     models/
       results.json            every training run (models/results_file.py checks it)
       corpus_audit.json       documents, tokens, windows per split
+      training_trace.json     seed-11 runs' predictions and attention on fixed probes, step by step
+      reproduction.json       independent reruns of seed-11 runs and the weights they gave (models/reproduce.py)
       checkpoints/
         vocab.json            the training vocabulary
         <kind>.safetensors    seed-11 weights of each model
@@ -41,6 +43,14 @@ class ModelsFolder:
     @property
     def audit(self) -> Path:
         return self.root / "corpus_audit.json"
+
+    @property
+    def trace(self) -> Path:
+        return self.root / "training_trace.json"
+
+    @property
+    def reproduction(self) -> Path:
+        return self.root / "reproduction.json"
 
     def weights(self, kind: str) -> Path:
         return self.checkpoints / f"{kind}.safetensors"

@@ -26,15 +26,19 @@ from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, rea
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS
 from models.results_file import load_results
+from models.trace import load_trace
 
 from .ablation import ablated_attend, head_mask
+from .lab_trace import lab_trace
 from .metadata import build_metadata, model_entry
 from .onnx_export import export_onnx, heads_file, ort_run, ort_session
 from .parity import attention_matrices, build_parity, parity_contexts
 from .presets import build_presets
 
 CACHE = "cache.json"
-OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json") + tuple(f"{k}.onnx" for k in KINDS)
+OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json", "training_trace.json") + tuple(
+    f"{k}.onnx" for k in KINDS
+)
 OUTPUTS += tuple(heads_file(k) for k in KINDS if k != "mlp")
 # Sources whose change changes the output.
 SOURCES = [
@@ -47,6 +51,7 @@ SOURCES = [
         "decoding.py",
         "parity.py",
         "presets.py",
+        "lab_trace.py",
         "metadata.py",
         "ablation.py",
     )
@@ -58,6 +63,7 @@ SOURCES += [
         "tokenizer.py",
         "corpus.py",
         "checkpoints.py",
+        "trace.py",
     )
 ]
 SOURCES += [ROOT / "common" / name for name in ("settings.py", "files.py", "layout.py")]
@@ -82,6 +88,9 @@ def input_key(models: ModelsFolder) -> dict:
     if not models.results.exists():
         raise missing(ExportError)(f"training results missing: {models.results} (run `make train`)")
     files["results.json"] = sha256_file(models.results)
+    if not models.trace.exists():
+        raise missing(ExportError)(f"training trace missing: {models.trace} (restore it with `git checkout models/`)")
+    files["training_trace.json"] = sha256_file(models.trace)
     source = hashlib.sha256()
     for path in SOURCES:
         source.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -190,6 +199,9 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
     (staging / "parity.json").write_text(json.dumps(parity, separators=(",", ":")) + "\n", encoding="utf-8")
     write_json(staging / "presets.json", presets)
     shutil.copyfile(folder.vocab, staging / "vocab.json")
+    trace = load_trace(folder, ExportError, infos, vocab)  # the lab's Training replay reads a trimmed copy
+    text = json.dumps(lab_trace(trace, vocab.itos), separators=(",", ":"), ensure_ascii=False)
+    (staging / "training_trace.json").write_text(text + "\n", encoding="utf-8")
 
 
 def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = False, log=print) -> str:

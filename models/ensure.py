@@ -1,5 +1,5 @@
 """`make site`, step 1: check the shipped data, the committed checkpoints,
-vocabulary, results and corpus audit; train only what is missing.
+vocabulary, results, corpus audit and training trace; train only what is missing.
 
 - Anything corrupt (a file that exists but does not parse, does not match its
   recorded SHA-256, or breaks the results/vocabulary schema) stops with a
@@ -10,6 +10,12 @@ vocabulary, results and corpus audit; train only what is missing.
   is missing while its run is recorded retrains that run only; runs missing
   from results.json are trained; the vocabulary and corpus audit are rewritten
   from the data when missing (no training needed).
+- The training trace (models/training_trace.json) is checked like the results:
+  schema, the vocabulary's SHA-256, and the SHA-256 and selected step of each
+  checkpoint it was recorded with. A missing or corrupt trace stops the build;
+  it is rewritten only by retraining a seed-11 run (`make train`).
+- The reproduction record (models/reproduction.json, models/reproduce.py),
+  when present, is checked for its schema; a corrupt one stops the build.
 
     python -m models.ensure [--dry-run]
 """
@@ -18,18 +24,21 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.files import Missing, read_json
 from common.layout import ModelsFolder
-from common.settings import CHECKPOINT_SEED, MODELS_DIR
+from common.settings import CHECKPOINT_SEED, MODELS_DIR, ROOT
 
 from .checkpoints import CheckpointError, load_checkpoint, load_vocab
 from .corpus import PROFILES, DataError, load_stories
 from .nets import KINDS
+from .reproduce import load_reproduction
 from .results_file import load_results, missing_runs
+from .trace import load_trace
 
 
 @dataclass
@@ -70,21 +79,26 @@ def plan(models_dir: Path = MODELS_DIR) -> Plan:
         p.missing.append(str(exc))
     profile = results["profile"] if results else "course"
     p.profile = profile
-    for check in (
-        lambda: load_vocab(folder, PROFILES[profile].vocab_size),
-        lambda: read_json(folder.audit, CheckpointError, "corpus audit"),
-    ):
-        try:
-            check()
-        except Missing as exc:
-            p.missing.append(str(exc))
-    no_checkpoint = []
+    vocab = None
+    try:
+        vocab = load_vocab(folder, PROFILES[profile].vocab_size)
+    except Missing as exc:
+        p.missing.append(str(exc))
+    try:
+        read_json(folder.audit, CheckpointError, "corpus audit")
+    except Missing as exc:
+        p.missing.append(str(exc))
+    no_checkpoint, infos = [], {}
     for kind in KINDS:
         try:
-            load_checkpoint(kind, folder)  # also checks the vocabulary hash when vocab.json exists
+            infos[kind] = load_checkpoint(kind, folder)[1]  # also checks the vocabulary hash when vocab.json exists
         except Missing as exc:
             p.missing.append(str(exc))
             no_checkpoint.append(kind)
+    if infos:  # with no checkpoint at all, training writes the trace afresh
+        check_trace(folder, infos, vocab)
+    if folder.reproduction.exists():  # optional: a fresh training writes none
+        load_reproduction(folder, CheckpointError)
     if results is None:
         p.runs = [(kind, seed) for seed in PROFILES[profile].seeds for kind in KINDS]
     else:
@@ -96,14 +110,31 @@ def plan(models_dir: Path = MODELS_DIR) -> Plan:
     return p
 
 
-def run(p: Plan, models_dir: Path = MODELS_DIR) -> None:
-    """Carry out the plan: train exactly the planned runs (the protocol also
-    rewrites the vocabulary and corpus audit from the data)."""
-    from .train import run_protocol
+def check_trace(folder: ModelsFolder, infos: dict, vocab) -> None:
+    """The trace must exist and match the checkpoints present (``infos``);
+    raises CheckpointError naming the file. Nothing retrains a missing trace."""
+    try:
+        load_trace(folder, CheckpointError, infos, vocab)
+    except Missing as exc:
+        raise CheckpointError(
+            f"{exc}: the committed checkpoints need their training trace "
+            "(restore it with `git checkout models/`, or retrain the seed-11 runs with `make train`)"
+        ) from exc
 
+
+def run(p: Plan, models_dir: Path = MODELS_DIR) -> int:
+    """Carry out the plan: train exactly the planned runs (the protocol also
+    rewrites the vocabulary and corpus audit from the data). Training runs in
+    its own process, `python -m models.train`, which fixes the CPU code paths
+    before torch starts (models/numerics.py). Returns its exit status."""
     kinds = tuple(k for k in KINDS if any(k == kind for kind, _ in p.runs)) or KINDS
     seeds = tuple(sorted({seed for _, seed in p.runs})) or (CHECKPOINT_SEED,)
-    run_protocol(p.profile, models_dir, kinds=kinds, seeds=seeds)
+    return train_cli(["--profile", p.profile, "--out", str(models_dir), "--kinds", *kinds, "--seeds", *map(str, seeds)])
+
+
+def train_cli(args: list[str]) -> int:
+    """`python -m models.train ARGS` from the repo root; its exit status."""
+    return subprocess.run([sys.executable, "-m", "models.train", *args], cwd=ROOT).returncode
 
 
 def main(argv=None) -> int:
@@ -129,13 +160,15 @@ def main(argv=None) -> int:
         )
         return 1
     if not p.missing and not p.runs:
-        print("models: committed checkpoints, vocabulary, results and corpus audit are intact")
+        print("models: committed checkpoints, vocabulary, results, corpus audit and training trace are intact")
         return 0
     for line in p.describe():
         print(line, file=sys.stderr)
     if args.dry_run:
         return 0
-    run(p, args.models)
+    if run(p, args.models) != 0:
+        print("error: training failed (see above)", file=sys.stderr)
+        return 1
     left = plan(args.models).missing
     if left:
         print(f"error: still missing after training: {'; '.join(left)}", file=sys.stderr)

@@ -1,5 +1,8 @@
 """The training protocol: three models x three seeds, AdamW, best-validation
-checkpoint selection, one test evaluation per run.
+checkpoint selection, one test evaluation per run. Every run records a trace
+of its predictions on fixed probes (models/trace.py); the seed-11 runs' trace
+is written beside their checkpoints. Training runs on fixed CPU code paths and
+one thread (models/numerics.py), so that a rerun gives the same weights.
 
     python -m models.train --profile course            # resume
     python -m models.train --profile course --fresh    # rerun everything
@@ -19,13 +22,16 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from common.files import read_json, write_json
+from common.files import read_json, sha256_file, write_json
 from common.layout import ModelsFolder
 from common.settings import BUILD_DIR, CHECKPOINT_SEED, CLIP_NORM, MODELS_DIR, OPTIMIZER
 
+from . import numerics
 from .checkpoints import save_checkpoint
 from .corpus import PROFILES, Profile, prepare
 from .nets import KINDS, LABELS, build, count_parameters
+from .probes import probe_set
+from .trace import EARLY_STEPS, TraceRecorder, save_run
 
 EVAL_BATCH = 4096
 
@@ -39,6 +45,12 @@ def eval_steps(profile: Profile) -> set[int]:
     """The updates after which validation loss is measured: the first, every
     eval_every-th, and the last."""
     return {1} | set(range(profile.eval_every, profile.steps + 1, profile.eval_every)) | {profile.steps}
+
+
+def trace_steps(profile: Profile) -> set[int]:
+    """The steps the training trace records: before the first update, a few
+    early steps, and every validation step."""
+    return {0} | {s for s in EARLY_STEPS if s < profile.steps} | eval_steps(profile)
 
 
 @torch.no_grad()
@@ -59,8 +71,18 @@ def validation_slice(X: torch.Tensor, y: torch.Tensor, n: int):
     return X[order], y[order]
 
 
-def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: int, progress: bool = True):
-    """One run. Returns (record, model restored to its best-validation state)."""
+def train_run(
+    kind: str,
+    seed: int,
+    profile: Profile,
+    data: dict,
+    vocab_size: int,
+    progress: bool = True,
+    recorder: TraceRecorder | None = None,
+):
+    """One run. Returns (record, model restored to its best-validation state).
+    A ``recorder`` collects the trace at its steps; recording draws no random
+    numbers, so it leaves the run unchanged."""
     torch.manual_seed(seed)
     model = build(kind, C=vocab_size)
     lr, wd = optimizer_settings(kind)
@@ -72,6 +94,8 @@ def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: in
     trace, best_loss, best_state, best_step = [], math.inf, None, 0
     running, n_running = 0.0, 0
     start = time.perf_counter()
+    if recorder is not None and 0 in recorder.steps:
+        _record(recorder, 0, model, None, data["val"])
     bar = tqdm(range(1, profile.steps + 1), desc=f"{kind} seed {seed}", disable=not progress, mininterval=2)
     for step in bar:
         idx = torch.randint(0, len(ytr), (profile.batch_size,), generator=gen)
@@ -89,6 +113,10 @@ def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: in
             if val < best_loss:
                 best_loss, best_step = val, step
                 best_state = copy.deepcopy(model.state_dict())
+            if recorder is not None and step in recorder.steps:
+                _record(recorder, step, model, val, data["val"])
+        elif recorder is not None and step in recorder.steps:
+            _record(recorder, step, model, None, data["val"])
     train_seconds = time.perf_counter() - start
     model.load_state_dict(best_state)
     test_loss = mean_loss(model, *data["test"])
@@ -110,8 +138,17 @@ def train_run(kind: str, seed: int, profile: Profile, data: dict, vocab_size: in
         "train_seconds": train_seconds,
         "device": f"cpu ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)",
         "torch_version": torch.__version__,
+        "numerics": numerics.describe(),
     }
     return record, model
+
+
+def _record(recorder: TraceRecorder, step: int, model, val: float | None, val_data) -> None:
+    """One trace point; the validation pass counts as recording time when
+    the protocol would not have made it."""
+    start = time.perf_counter()
+    recorder.record(step, model, mean_loss(model, *val_data) if val is None else val)
+    recorder.seconds += time.perf_counter() - start
 
 
 def aggregate(runs: list[dict]) -> dict:
@@ -149,6 +186,7 @@ def run_protocol(
         "val": validation_slice(*corpus.windows("validation"), profile.val_windows),
         "test": corpus.windows("test"),
     }
+    probes = probe_set(corpus.vocab)
     results = {"profile": profile.name, "runs": []}
     if not fresh and folder.results.exists():
         results = read_json(folder.results, RuntimeError, "training results")
@@ -160,9 +198,10 @@ def run_protocol(
             if recorded and (seed != CHECKPOINT_SEED or has_checkpoint):
                 continue
             results["runs"] = [r for r in results["runs"] if not (r["kind"] == kind and r["seed"] == seed)]
-            record, model = train_run(kind, seed, profile, data, len(corpus.vocab), progress)
+            recorder = TraceRecorder(probes, trace_steps(profile))
+            record, model = train_run(kind, seed, profile, data, len(corpus.vocab), progress, recorder=recorder)
             if seed == CHECKPOINT_SEED:
-                save_checkpoint(
+                weights = save_checkpoint(
                     model,
                     {
                         "seed": seed,
@@ -172,6 +211,16 @@ def run_protocol(
                     },
                     folder,
                 )
+                trace_run = {
+                    "seed": seed,
+                    "selected_step": record["selected_step"],
+                    "checkpoint_sha256": sha256_file(weights),
+                    "numerics": record["numerics"],
+                    "train_seconds": record["train_seconds"],
+                    "recording_seconds": recorder.seconds,
+                    "points": recorder.points,
+                }
+                save_run(folder, profile.name, corpus.vocab, kind, trace_run)
             results["runs"].append(record)
             results["runs"].sort(key=lambda r: (KINDS.index(r["kind"]), r["seed"]))
             results["aggregate"] = aggregate(results["runs"])
@@ -190,11 +239,14 @@ def main(argv=None) -> None:
     ap.add_argument("--seeds", nargs="+", type=int, default=None)
     ap.add_argument("--fresh", action="store_true", help="ignore recorded runs and train all again")
     ap.add_argument(
-        "--threads", type=int, default=None, help="torch intra-op threads (1 keeps training steady on a busy machine)"
+        "--threads",
+        type=int,
+        default=numerics.THREADS,
+        help="torch intra-op threads (default %(default)s; any other count gives other weights)",
     )
     args = ap.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    numerics.pin(args.threads)  # before torch runs anything
+    print(f"numerics: {numerics.describe()}")
     out = args.out or (MODELS_DIR if args.profile == "course" else BUILD_DIR / args.profile)
     results = run_protocol(args.profile, out, args.data, tuple(args.kinds), args.seeds, args.fresh)
     for kind, agg in results.get("aggregate", {}).items():

@@ -281,10 +281,10 @@ def test_between_two_renames_the_server_serves_the_previous_site(tmp_path):
 
 @pytest.fixture
 def models_copy(tmp_path) -> Path:
-    """A copy of the committed models/ folder (checkpoints, vocabulary, results, audit)."""
+    """A copy of the committed models/ folder (checkpoints, vocabulary, results, audit, trace)."""
     models = tmp_path / "models"
     shutil.copytree(MODELS.checkpoints, models / "checkpoints")
-    for name in ("results.json", "corpus_audit.json"):
+    for name in ("results.json", "corpus_audit.json", "training_trace.json"):
         shutil.copy(MODELS.root / name, models / name)
     return models
 
@@ -296,8 +296,9 @@ def _ensure(models: Path, capsys, *extra) -> tuple[int, str]:
 
 
 def _no_training(monkeypatch) -> list:
+    """Training runs as `python -m models.train ARGS`; record ARGS instead."""
     calls = []
-    monkeypatch.setattr("models.train.run_protocol", lambda *a, **kw: calls.append((a, kw)))
+    monkeypatch.setattr("models.ensure.train_cli", lambda args: calls.append(args) or 0)
     return calls
 
 
@@ -415,9 +416,7 @@ def test_a_missing_checkpoint_with_its_run_recorded_retrains_that_run_only(model
     assert rc == 0 and "will train attn1 seed 11 (course profile): about" in log and "(measured)" in log
     assert log.count("will train") == 1 and "1 run(s) to train" in log and not calls
     rc, log = _ensure(models_copy, capsys)
-    assert len(calls) == 1
-    args, kwargs = calls[0]
-    assert args == ("course", models_copy) and kwargs == {"kinds": ("attn1",), "seeds": (11,)}
+    assert calls == [["--profile", "course", "--out", str(models_copy), "--kinds", "attn1", "--seeds", "11"]]
     # the fake trained nothing, and ensure says so instead of returning 0
     assert rc == 1 and "still missing after training" in log and "attn1.safetensors" in log
 
@@ -442,11 +441,12 @@ def test_run_protocol_retrains_a_recorded_run_whose_weights_are_gone(tmp_path, m
 
     trained = []
 
-    def fake_run(kind, seed, profile, data, vocab_size, progress=True):
+    def fake_run(kind, seed, profile, data, vocab_size, progress=True, recorder=None):
         trained.append((kind, seed))
         record = {
             "kind": kind,
             "seed": seed,
+            "numerics": "not pinned (a stand-in run)",
             "selected_step": 1,
             "test_loss": 1.0,
             "train_seconds": 1.0,

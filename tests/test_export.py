@@ -244,6 +244,11 @@ def scratch_models(tmp_path_factory) -> ModelsFolder:
         run = next(r for r in results["runs"] if r["kind"] == kind and r["seed"] == 11)
         run.update(test_loss=5.0 + i, test_perplexity=float(np.exp(5.0 + i)))
     folder.results.write_text(json.dumps(results))
+    trace = json.loads(MODELS.trace.read_text(encoding="utf-8"))  # the committed trace, tied to these checkpoints
+    for kind in KINDS:
+        info = json.loads(folder.info(kind).read_text(encoding="utf-8"))
+        trace["runs"][kind].update(checkpoint_sha256=info["sha256"], selected_step=750)
+    folder.trace.write_text(json.dumps(trace))
     return folder
 
 

@@ -207,15 +207,19 @@ def test_long_prompt_preview_shows_the_last_64_tokens(lab, vocab):
 # ---------------------------------------------------------------- stop labels
 
 
-def test_stop_labels_match_stop_reasons(lab, references):
+def test_stop_labels_match_stop_reasons(lab, references, vocab):
     ood = next(p for p in references["presets"] if p["id"] == "ood-technical")
     eos_kind = next(
         k for k in KINDS if references["parity"]["continuations"][k]["ood-technical"]["greedy"]["stop"] == "eos"
     )
+    # the preset followed by that model's own greedy continuation: its next greedy token is <EOS>
+    before_eos = references["parity"]["continuations"][eos_kind]["ood-technical"]["greedy"]["ids"]
+    prompt = ood["prompt"] + " " + detokenize(vocab.itos[i] for i in before_eos)
+    assert vocab.encode(prompt) == vocab.encode(ood["prompt"]) + before_eos
     result = evaluate(
         lab,
         "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 4, backend: 'wasm'});",
-        ood["prompt"],
+        prompt,
     )
     assert result["models"][eos_kind]["stop"] == "eos" and result["models"][eos_kind]["new_tokens"] == 0
     assert {m["stop"] for m in result["models"].values()} == {"eos", "limit"}

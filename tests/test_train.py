@@ -15,6 +15,7 @@ from models import train
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS, build, count_parameters
+from models.trace import load_trace
 from models.train import aggregate, mean_loss, run_protocol, validation_slice
 
 # The smoke profile (what CI trains), with the checkpoint seed only.
@@ -90,6 +91,20 @@ def test_training_lowers_validation_loss_and_records_everything(smoke_run):
     saved = json.loads((out / "results.json").read_text())
     assert saved["aggregate"]["mlp"]["test_loss"]["mean"] == results["runs"][0]["test_loss"]
     assert (out / "corpus_audit.json").exists()
+
+
+def test_the_seed_11_runs_write_their_training_trace(smoke_run):
+    """Every run records its trace; the seed-11 runs' trace lies beside their
+    checkpoints and passes the check ensure makes."""
+    out, results, _ = smoke_run
+    folder = ModelsFolder(out)
+    infos = {kind: load_checkpoint(kind, folder)[1] for kind in KINDS}
+    trace = load_trace(folder, CheckpointError, infos, load_vocab(folder))
+    for run in results["runs"]:
+        points = trace["runs"][run["kind"]]["points"]
+        assert [p["step"] for p in points] == sorted(train.trace_steps(SMOKE)) == [0, 1, 10, 50, 100, 200, 300]
+        losses = {p["step"]: p["validation_loss"] for p in points}
+        assert all(losses[t["step"]] == t["val_loss"] for t in run["val_trace"])
 
 
 def test_same_seed_gives_same_numbers(smoke_run, tmp_path):

@@ -27,6 +27,7 @@ import { renderInspectPanel } from './job-inspect.js';
 import { score, scoreContinuation } from './job-score.js';
 import { lab } from './api.js';
 import { keepPlace, restorePlace } from './keep.js';
+import { installReplay } from './replay-view.js';
 
 const t0 = performance.now();
 
@@ -241,6 +242,7 @@ function repeatRun() {
 }
 
 window.lab = lab;
+installReplay($('replay')); // fetches the training trace when the panel is first opened
 S.ready = lab.ready = start();
 lab.ready.then(repeatRun, () => {});
 lab.ready.catch((err) => {

@@ -22,8 +22,10 @@ from common.settings import BENCH_FILE, BUILD_DIR, EXPORT_DIR, MODELS_DIR
 from export.decoding import context_window, start_history
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import DataError, prepare
+from models.reproduce import load_reproduction
 from models.results_file import load_results
 from models.tokenizer import tokenize
+from models.trace import load_trace
 
 
 class InputError(RuntimeError):
@@ -73,6 +75,18 @@ class Sources:
         every field), or None when absent."""
         path = self.folder.results
         return self._once("results", lambda: None if self.json(path) is None else load_results(path, InputError))
+
+    def reproduction(self):
+        """models/reproduction.json checked against its schema, or None when absent."""
+        path = self.folder.reproduction
+        return self._once(
+            "reproduction", lambda: None if self.json(path) is None else load_reproduction(self.folder, InputError)
+        )
+
+    def trace(self):
+        """models/training_trace.json checked against its schema, or None when absent."""
+        path = self.folder.trace
+        return self._once("trace", lambda: None if self.json(path) is None else load_trace(self.folder, InputError, {}))
 
     def audit(self):
         return self.json(self.folder.audit)

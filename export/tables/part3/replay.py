@@ -1,0 +1,161 @@
+"""Training replayed from the training trace (models/training_trace.json,
+models/trace.py) for Part III (``part3_replay``): how the final query of the
+river "bank" sentence spreads its attention over the sentence's tokens at a
+few steps of training, in the one-head model and in each of the four heads,
+and how the three models' top predictions for the next token change.
+
+Every value is read from the trace: the weights and probabilities the seed-11
+runs recorded at those steps (the point at each run's selected step is what
+the committed checkpoint computes, tests/test_trace.py)."""
+
+from __future__ import annotations
+
+from common.palette import MUTED
+from models.nets import KINDS, LABELS
+from models.tokenizer import BOS_ID
+
+from ..kit.cells import cells, legend
+from ..kit.draw import MIN_TEXT, Drawing, text_width
+from ..kit.heads import head_colour
+from ..kit.registry import table
+from ..kit.sources import Sources, file_absent
+
+PROBE = "river"  # models/probes.py: "The children sat on the river bank and watched the"
+STEPS = (0, 10, 50, 100, 400, 1500)  # shown besides each run's selected step
+HEAD_STEPS = (0, 400)  # the four-head panels: fewer rows, besides the selected step
+TOP = 3  # predictions listed per model and step
+
+
+def token_text(vocab, i: int) -> str:
+    return "BOS" if i == BOS_ID else vocab.itos[i]
+
+
+def rows_at(points: list[dict], steps) -> list[dict]:
+    return [p for p in points if p["step"] in steps]
+
+
+def weight_figure(
+    ident: str, heading: str, words: list[str], panels: list[tuple[str, list[str], list]], numbers: bool = True
+) -> str:
+    """Panels of cells, two to a line: a row per step (the final query's
+    weights over the sentence's tokens), the tokens above, one panel per
+    head. Without ``numbers`` the cells are narrower and carry only their
+    colour (the values are in the description)."""
+    cell_w, cell_h = (50, 34) if numbers else (36, 30)
+    label_w = max(text_width(lab, MIN_TEXT) for _, labels, _ in panels for lab in [*labels, "step"]) + 40
+    columns = 1 if len(panels) == 1 else 2
+    panel_w = label_w + cell_w * len(words) + 24
+    n_rows = max(len(rows) for _, _, rows in panels)
+    top = 30 + max(text_width(w, MIN_TEXT) for w in words) * 0.65 + 16  # the name, then the slanted tokens
+    panel_h = top + cell_h * n_rows + 14
+    n_lines = -(-len(panels) // columns)
+    width, height = panel_w * columns, panel_h * n_lines + 50
+    parts = []
+    for name, labels, rows in panels:
+        parts.append(
+            f"{name}: "
+            + "; ".join(
+                f"step {lab}: " + ", ".join(f"{w} {v:.2f}" for w, v in zip(words, row))
+                for lab, row in zip(labels, rows)
+            )
+        )
+    d = Drawing(width, height, ident, heading, ". ".join(parts) + ".")
+    for k, (name, labels, rows) in enumerate(panels):
+        px, py = (k % columns) * panel_w, (k // columns) * panel_h
+        d.text(px + label_w, py + 22, name, size=MIN_TEXT, anchor="start", weight="600", fill=head_colour(k))
+        d.text(px + label_w - 8, py + top - 10, "step", size=MIN_TEXT, anchor="end", fill=MUTED)
+        cells(
+            d,
+            px + label_w,
+            py + top,
+            rows,
+            "weight",
+            fmt=None if numbers else (lambda v: ""),
+            cell_w=cell_w,
+            cell_h=cell_h,
+            row_labels=labels,
+            col_labels=words,
+            rotate_cols=True,
+        )
+    legend(d, label_w, height - 38, "weight", 1.0)
+    return d.render()
+
+
+def replay(trace: dict, vocab) -> dict:
+    probes = [p["name"] for p in trace["probes"]]
+    i = probes.index(PROBE)
+    ids = trace["probes"][i]["ids"]
+    n = len(ids)  # the window's last n slots hold the sentence (BOS first); the rest is PAD
+    words = [token_text(vocab, t) for t in ids]
+    runs = trace["runs"]
+    selected = {k: runs[k]["selected_step"] for k in KINDS}
+
+    def attention(kind: str, steps) -> tuple[list[str], list[list[list[float]]]]:
+        pts = rows_at(runs[kind]["points"], set(steps) | {selected[kind]})
+        labels = [f"{p['step']}" + (" ★" if p["step"] == selected[kind] else "") for p in pts]
+        return labels, [[head[-n:] for head in p["attention"][i]] for p in pts], [p["step"] for p in pts]
+
+    one_labels, one, one_steps = attention("attn1", STEPS)
+    four_labels, four, four_steps = attention("attn4", HEAD_STEPS)
+    one_rows = [row[0] for row in one]
+    heads = len(four[0])
+    head_panels = [(f"head {h + 1}", four_labels, [row[h] for row in four]) for h in range(heads)]
+
+    def largest(row: list[float]) -> dict:
+        j = max(range(n), key=lambda k: row[k])
+        return {"token": words[j], "weight": row[j]}
+
+    one_largest = [dict(step=s, **largest(r)) for s, r in zip(one_steps, one_rows)]
+    head_largest = [[dict(step=s, **largest(r[h])) for s, r in zip(four_steps, four)] for h in range(heads)]
+
+    def top(p: dict) -> str:
+        return ", ".join(f"“{token_text(vocab, t)}” {q * 100:.1f}%" for t, q in p["top10"][i][:TOP])
+
+    steps = sorted(set(STEPS) | set(selected.values()))
+    by_step = {k: {p["step"]: p for p in runs[k]["points"]} for k in KINDS}
+    pred_rows = [[s] + [top(by_step[k][s]) + (" ★" if selected[k] == s else "") for k in KINDS] for s in steps]
+    first = {k: by_step[k][0]["top10"][i][0] for k in KINDS}
+    best = {k: by_step[k][selected[k]]["top10"][i][0] for k in KINDS}
+    return {
+        "available": True,
+        "probe": PROBE,
+        "text": trace["probes"][i]["text"],
+        "tokens": words,
+        "query": words[-1],
+        "points_per_model": len(runs["attn1"]["points"]),
+        "steps": steps,
+        "selected": selected,
+        "one_head": {"steps": one_steps, "rows": one_rows, "largest": one_largest},
+        "four_heads": {"steps": four_steps, "largest": head_largest},
+        "heads_selected": [dict(head=h + 1, **largest[-1]) for h, largest in enumerate(head_largest)],
+        "one_first": one_largest[0],
+        "one_selected": one_largest[-1],
+        "uniform": 1 / n,
+        "top_first": {k: {"token": token_text(vocab, t), "p": q, "percent": q * 100} for k, (t, q) in first.items()},
+        "top_selected": {k: {"token": token_text(vocab, t), "p": q, "percent": q * 100} for k, (t, q) in best.items()},
+        "svg_one": weight_figure(
+            "part3-replay-one",
+            f"One head: the final {words[-1]!r} attends across training",
+            words,
+            [(LABELS["attn1"], one_labels, one_rows)],
+        ),
+        "svg_four": weight_figure(
+            "part3-replay-four",
+            f"Four heads: the final {words[-1]!r} across training",
+            words,
+            head_panels,
+            numbers=False,
+        ),
+        "header": ["step", *(LABELS[k] for k in KINDS)],
+        "rows": pred_rows,
+    }
+
+
+@table("part3_replay", needs=["sources"])
+def replay_table(sources: Sources) -> dict:
+    trace, vocab = sources.trace(), sources.vocab()
+    if trace is None:
+        return file_absent(sources.folder.trace)
+    if vocab is None:
+        return file_absent(sources.folder.vocab)
+    return replay(trace, vocab)

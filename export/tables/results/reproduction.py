@@ -1,0 +1,96 @@
+"""How much of the seed-to-seed spread could be rounding noise
+(``results_reproduction``): the independent reruns of seed-11 runs recorded in
+models/reproduction.json (models/reproduce.py), each compared with the
+committed checkpoint by the SHA-256 of its weights, beside the spread of test
+loss between seeds from models/results.json; and which recorded runs were
+trained before the CPU code paths were pinned, with what retraining them
+would cost at the recorded pinned run times."""
+
+from __future__ import annotations
+
+import statistics
+
+from common.files import sha256_file
+from models.nets import KINDS, LABELS
+
+from ..kit.registry import table
+from ..kit.sources import Sources, file_absent
+
+PINNED = "pinned"  # how models/numerics.py describes runs on the fixed code paths
+
+
+def pinned(run: dict) -> bool:
+    return str(run.get("numerics", "")).startswith(PINNED + ":")
+
+
+def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
+    """The table from the reproduction record, the results and {kind: SHA-256
+    of the committed weights}."""
+    runs, reruns = results["runs"], record["reruns"]
+    per_kind = []
+    for kind in KINDS:
+        mine = [r for r in reruns if r["kind"] == kind]
+        if not mine:
+            continue
+        losses = [r["test_loss"] for r in mine]
+        seed_losses = [r["test_loss"] for r in runs if r["kind"] == kind]
+        seed_sd = statistics.stdev(seed_losses) if len(seed_losses) > 1 else None
+        spread = max(losses) - min(losses)
+        per_kind.append(
+            {
+                "kind": kind,
+                "label": LABELS[kind],
+                "n_reruns": len(mine),
+                "identical": all(r["weights_sha256"] == committed_sha.get(kind) for r in mine),
+                "rerun_spread": spread,
+                "seed_sd": seed_sd,
+                "noise_share_percent": spread / seed_sd * 100 if seed_sd else None,
+            }
+        )
+    unpinned = [r for r in runs if not pinned(r)]
+    pinned_seconds = {}
+    for r in [*runs, *reruns]:
+        if pinned(r):
+            pinned_seconds[r["kind"]] = min(pinned_seconds.get(r["kind"], float("inf")), r["train_seconds"])
+    cost = sum(pinned_seconds.get(r["kind"], r["train_seconds"]) for r in unpinned)
+    rows = [
+        [
+            LABELS[r["kind"]],
+            r["seed"],
+            "pinned" if pinned(r) else "not pinned",
+            "yes" if r["weights_sha256"] == committed_sha.get(r["kind"]) else "no",
+            r["test_loss"],
+            round(r["train_seconds"] / 60),
+        ]
+        for r in reruns
+    ]
+    identical = all(k["identical"] for k in per_kind)
+    return {
+        "available": True,
+        "n_reruns": len(reruns),
+        "all_identical": identical,
+        "all_pinned": all(pinned(r) for r in reruns),
+        "per_kind": per_kind,
+        "max_noise_share_percent": max(k["noise_share_percent"] or 0 for k in per_kind),
+        "max_rerun_spread": max(k["rerun_spread"] for k in per_kind),
+        "rerun_labels": " and ".join(k["label"].lower() for k in per_kind),
+        "unpinned_runs": len(unpinned),
+        "unpinned_seeds": sorted({r["seed"] for r in unpinned}),
+        "unpinned_seeds_text": " and ".join(str(s) for s in sorted({r["seed"] for r in unpinned})),
+        "retrain_hours": cost / 3600,
+        "retrain_minutes_per_kind": {k: s / 60 for k, s in pinned_seconds.items()},
+        "header": ["model", "seed", "code paths", "same weights as committed", "test loss", "minutes"],
+        "rows": rows,
+    }
+
+
+@table("results_reproduction", needs=["sources"])
+def reproduction_table(sources: Sources) -> dict:
+    record, results = sources.reproduction(), sources.results()
+    if record is None:
+        return file_absent(sources.folder.reproduction)
+    if results is None:
+        return file_absent(sources.folder.results)
+    folder = sources.folder
+    committed = {k: sha256_file(folder.weights(k)) for k in KINDS if folder.weights(k).exists()}
+    return reproduction(record, results, committed)
