@@ -11,13 +11,14 @@
 - ``charts``: ticks, frames, axes and legends of the charts;
 - ``heads``: the head figures Part III and the results deck share;
 - ``cells``: vectors and small matrices as coloured cells, one scale per meaning;
+- ``table_cells``: a table's numeric columns drawn as cells (``table_figure``);
 - ``bars``: the one bar module, where a distribution's shape is the point:
   horizontal bars with their values on one scale (``bars``: series side by
   side or grouped, highlighted and blocked rows, an axis) and rows of column
   bars over a sentence (``column_rows``);
 - ``panels``: the one way to draw matrices of ``cells`` side by side under
   one legend (``Panel``, ``panels``; ``heatmaps`` for matrices that share
-  their rows and columns, ``table_figure`` for a table's numeric columns);
+  their rows and columns);
 - ``tokens``: token IDs as cards, brackets under them, (window, target) rows;
 - ``numbers``: how small numbers are written on slides.
 """

@@ -10,11 +10,8 @@ one legend beneath. Panels that do not fit the width wrap to a new line.
         [Panel("q", [q], ["a"], ["1", "2", "3"]), Panel("K", K, tokens), Panel("V", V, tokens)],
     )
 
-Two builders of panels: ``heatmaps`` for matrices that share their rows and
-columns (the row labels left of the first, the column labels above each), and
-``table_figure`` for a table's numeric columns (``Group``s of columns, each
-on its meaning's scale, a legend per scale; ``transpose`` draws a row per
-column, as a sentence's tokens).
+``heatmaps`` builds the panels of matrices that share their rows and columns
+(the row labels left of the first, the column labels above each).
 """
 
 from __future__ import annotations
@@ -23,8 +20,8 @@ from dataclasses import dataclass, field
 
 from common.palette import ACCENT, INK_SOFT, MUTED
 
-from .cells import MEANINGS, cells, legend, number, top
-from .draw import MIN_TEXT, SLIDE, Drawing, natural_size, text_width
+from .cells import cells, legend, number, top
+from .draw import MIN_TEXT, Drawing, natural_size, text_width
 
 # a little narrower than the slide's content box (1176 px), so a full-width
 # figure is drawn at one px per unit and its text stays at 18 px
@@ -42,11 +39,6 @@ class Panel:
     outline_rows: tuple = ()  # rows outlined in the accent colour
     after: str | None = None  # a symbol drawn between this panel and the next
     cells: dict = field(default_factory=dict)  # extra arguments of kit.cells.cells (fmt, blocked)
-    meaning: str | None = None  # its own colour scale (else the figure's); one legend per scale drawn
-    digits: int | None = None  # its values' decimals (else the figure's)
-    cell_w: float | None = None  # its cells' width (else the figure's)
-    vmax: float | None = None  # its scale's top (the largest of a meaning's panels wins)
-    new_line: bool = False  # starts a new line of panels
 
 
 def _head(p: Panel, rotate: bool) -> float:
@@ -60,8 +52,7 @@ def _head(p: Panel, rotate: bool) -> float:
 
 def _size(p: Panel, cell_w: float, cell_h: float, rotate: bool) -> tuple[float, float, float]:
     """(label width, panel width, panel height) of a panel."""
-    cell_w = p.cell_w or cell_w
-    label_w = max((text_width(lab, MIN_TEXT) * 1.15 for lab in p.row_labels or []), default=-16) + 16
+    label_w = max((text_width(lab, MIN_TEXT) for lab in p.row_labels or []), default=-16) + 16
     cols = max(len(r) for r in p.values)
     body = cols * cell_w
     if rotate and p.col_labels:  # the last label runs right of the cells
@@ -75,7 +66,7 @@ def panels(
     title: str,
     desc: str,
     items: list[Panel],
-    meaning: str | None = "signed",
+    meaning: str = "signed",
     digits: int = 2,
     width: float = WIDE,
     vmax: float | None = None,
@@ -88,35 +79,26 @@ def panels(
     legend_digits: int | None = None,
     natural: bool = True,
 ) -> str:
-    """One figure of matrices side by side, centred on each line, with the
-    legend of ``meaning`` (``legend_digits``: its ends' decimals, else
-    ``digits``) and one for each other scale a Panel names (None: every panel
-    names its own; a weight legend reads 0 to 1). Cells are as wide as their
-    values need, or ``cell_w``. ``natural``: never shown above its own size
+    """One figure of matrices side by side, centred on each line, with a
+    legend (``legend_digits``: its ends' decimals, else ``digits``). Cells are
+    as wide as their values need, or ``cell_w``. ``natural``: never shown above its own size
     (``natural_size``); else it scales to the slide's width as other figures."""
-    kinds = {k: p.meaning or meaning for k, p in enumerate(items)}
-    tops: dict[str, float] = {}
-    for k, p in enumerate(items):
-        numbers = [[v for row in p.values for v in row if isinstance(v, (int, float))]]
-        own = vmax if kinds[k] == meaning and vmax else p.vmax or top(numbers, kinds[k])
-        tops[kinds[k]] = max(tops.get(kinds[k], 0.0), own)
-    texts = [number(v, p.digits or digits) for p in items for row in p.values for v in row if v is not None]
-    texts += ["−∞"]
+    everything = [v for p in items for row in p.values for v in row if isinstance(v, (int, float))]
+    vmax = vmax or top([everything], meaning)
+    texts = [number(v, digits) for v in everything] + ["−∞"]
     cell_w = cell_w or max(48.0, max(text_width(t, MIN_TEXT) for t in texts) + 16)
     sizes = [_size(p, cell_w, cell_h, rotate_cols) for p in items]
     lines, line, used = [], [], 0.0
     for k, size in enumerate(sizes):
         need = size[1] + (gap if line else 0)
-        if line and (used + need > width - 20 or items[k].new_line):
+        if line and used + need > width - 20:
             lines.append(line)
             line, used, need = [], 0.0, size[1]
         line.append(k)
         used += need
     lines.append(line)
     widest = max(sum(sizes[k][1] for k in ln) + gap * (len(ln) - 1) for ln in lines)
-    names = [name if kind == meaning and name else MEANINGS[kind].name for kind in tops]
-    keys_w = sum(240 + 14 + text_width(n, MIN_TEXT) * LONG + 40 for n in names) - 40
-    width = min(width, max(widest + 40, keys_w + 40, 420.0))  # as wide as the panels and the legends need
+    width = min(width, max(widest + 40, 420.0))  # as wide as the panels (and the legend) need
     heights = [max(sizes[k][2] for k in ln) for ln in lines]
     height = sum(heights) + 24 * (len(lines) - 1) + 84 + (34 if note else 0)
     d = Drawing(width, height, ident, title, desc)
@@ -137,10 +119,10 @@ def panels(
                 x + label_w,
                 top_y,
                 [list(r) for r in p.values],
-                kinds[k],
-                vmax=tops[kinds[k]],
-                digits=digits if p.digits is None else p.digits,
-                cell_w=p.cell_w or cell_w,
+                meaning,
+                vmax=vmax,
+                digits=digits,
+                cell_w=cell_w,
                 cell_h=cell_h,
                 row_labels=p.row_labels,
                 col_labels=p.col_labels,
@@ -154,14 +136,8 @@ def panels(
             x += w + gap
         y += h + 24
     y -= 24
-    lx = max(20.0, min(first_x, width - keys_w))
-    for kind, kind_top in tops.items():  # one legend per scale, in the order the panels use them
-        key_digits = digits if legend_digits is None else legend_digits
-        if kind != meaning:  # a panel's own scale: its ends as the scale writes them (0 and 1 for weights)
-            key_digits = 0 if MEANINGS[kind].vmax == 1.0 else 2
-        label = name if kind == meaning else None
-        legend(d, lx, y + 18, kind, kind_top, digits=key_digits, width=240, name=label)
-        lx += 240 + 14 + text_width(label or MEANINGS[kind].name, MIN_TEXT) * LONG + 40
+    key_digits = digits if legend_digits is None else legend_digits
+    legend(d, max(first_x, 20.0), y + 18, meaning, vmax, digits=key_digits, width=240, name=name)
     if note:
         d.text(width / 2, y + 92, note, size=MIN_TEXT, fill=MUTED)
     return natural_size(d) if natural else d.render()
@@ -195,80 +171,3 @@ def heatmaps(
     options.setdefault("natural", False)
     options.setdefault("cell_h", 34)
     return panels(ident, title, desc, items, meaning=meaning, name=legend_name, **options)
-
-
-@dataclass(frozen=True)
-class Group:
-    """Columns of a table (``{"header": [...], "rows": [[...]]}``) drawn as one panel."""
-
-    columns: list[int]  # indices into the table's header
-    meaning: str = "signed"
-    title: str | None = None  # the panel's caption
-    vmax: float | None = None  # the scale's top (by default kit/cells.py's)
-    digits: int = 2
-    blocked: str = "×"  # printed in a cell that holds no number
-
-
-def _label(row, labels) -> str:
-    return " ".join(str(row[i]) for i in labels)
-
-
-def describe(table: dict, groups, labels) -> str:
-    """Every number of the figure, row by row, for the SVG's <desc>."""
-    head = table["header"]
-    parts = []
-    for row in table["rows"]:
-        values = [
-            f"{head[c]} {number(row[c], g.digits)}" if isinstance(row[c], (int, float)) else f"{head[c]} {row[c]}"
-            for g in groups
-            for c in g.columns
-        ]
-        parts.append(f"{_label(row, labels)}: " + ", ".join(values))
-    return "; ".join(parts) + "."
-
-
-def table_figure(
-    ident: str,
-    title: str,
-    table: dict,
-    groups: list[Group],
-    labels: list[int],
-    transpose: bool = False,
-    col_names=None,
-    cell_h: float = 36,
-) -> str:
-    """A table's numeric columns as ``panels``, one per group of columns, each
-    group on its meaning's scale (a legend per scale): the table's rows down
-    the side (``labels``: the columns that name them), or with ``transpose``
-    each row as a column (a token per column, as in a sentence) and each
-    group on its own line. ``col_names`` renames numeric columns. The slide
-    shows the cells; the deck keeps the table in the notes."""
-    head, names = table["header"], dict(col_names or {})
-    row_names = [_label(r, labels) for r in table["rows"]]
-    items = []
-    for n, g in enumerate(groups):
-        rows = [[r[c] if isinstance(r[c], (int, float)) else None for c in g.columns] for r in table["rows"]]
-        cols = [names.get(c, str(head[c])) for c in g.columns]
-        texts = [number(v, g.digits) for row in rows for v in row if v is not None]
-        common = dict(meaning=g.meaning, digits=g.digits, vmax=g.vmax, cells={"blocked": g.blocked})
-        if transpose:
-            values = [list(col) for col in zip(*rows)]
-            items.append(Panel("", values, cols, row_names if n == 0 else None, new_line=n > 0, **common))
-        else:
-            cw = max(
-                [44.0] + [text_width(t, MIN_TEXT) + 14 for t in texts] + [text_width(c, MIN_TEXT) + 10 for c in cols]
-            )
-            label_names = row_names if n == 0 else None
-            items.append(Panel(g.title or "", rows, label_names, cols, cell_w=cw, **common))
-    return panels(
-        ident,
-        title,
-        describe(table, groups, labels),
-        items,
-        meaning=None,
-        width=SLIDE,
-        cell_h=cell_h,
-        gap=36,
-        rotate_cols=transpose,
-        natural=False,
-    )

@@ -1,7 +1,7 @@
 """The Part II slides' vectors, matrices and distributions as pictures
 (issue 20), each drawn from the table the slide used to show (that table now
 sits in the slide's notes, so the reading view and print keep it): token
-rows, queries, keys, values and scores as coloured cells (kit/panels.py),
+rows, queries, keys, values and scores as coloured cells (kit/table_cells.py),
 probabilities and mixing weights as bars (kit/bars.py), the attention matrix
 A as a heatmap. Table: ``part2_pictures``; the position pictures are
 position_pictures.py's, the video search search_picture.py's."""
@@ -13,8 +13,8 @@ from common.palette import ACCENT, ACCENT_MID, GRID, MUTED, SENTENCES
 from ..kit.bars import bars, column_rows
 from ..kit.cells import cells, legend
 from ..kit.draw import MIN_TEXT, SLIDE, Drawing, text_width
-from ..kit.panels import Group, table_figure
 from ..kit.registry import table
+from ..kit.table_cells import Group, table_figure
 from .position_pictures import rope_rotation, sinusoid_heatmap
 from .search_picture import video_search
 

@@ -1,0 +1,185 @@
+"""A table of the tables (``{"header": [...], "rows": [[...]]}``) drawn as
+coloured cells with their values (issue 20): the rows' label columns on the
+left, each group of numeric columns on its own colour scale (kit/cells.py's
+meanings: ``"weight"`` 0 to 1, ``"signed"`` about 0), a legend per group.
+
+The slide shows the cells; the deck keeps the table itself in the speaker
+notes, so the reading view and print still carry every number.
+
+    svg = table_figure(
+        "p2-pooled", "Pooling at bank", pooled["table"],
+        groups=[Group([2, 3], "weight", "weights"), Group([4, 5, 6, 7], "signed", "rows")],
+        labels=[1],
+    )
+
+``transpose=True`` draws each table row as a column (a token per column, as
+in a sentence) and each numeric column as a row of cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cells import MEANINGS, cells, legend, number, top
+from .draw import MIN_TEXT, SLIDE, Box, Drawing, text_width
+
+
+@dataclass(frozen=True)
+class Group:
+    columns: list[int]  # indices into the table's header
+    meaning: str = "signed"
+    title: str | None = None  # drawn above the group's cells
+    vmax: float | None = None  # the scale's top (by default kit/cells.py's)
+    digits: int = 2
+    blocked: str = "×"  # printed in a cell that holds no number
+
+
+def _label(row, labels) -> str:
+    return " ".join(str(row[i]) for i in labels)
+
+
+def describe(table: dict, groups, labels, digits: int = 2) -> str:
+    """Every number of the figure, row by row, for the SVG's <desc>."""
+    head = table["header"]
+    parts = []
+    for row in table["rows"]:
+        values = [
+            f"{head[c]} {number(row[c], g.digits)}" if isinstance(row[c], (int, float)) else f"{head[c]} {row[c]}"
+            for g in groups
+            for c in g.columns
+        ]
+        parts.append(f"{_label(row, labels)}: " + ", ".join(values))
+    return "; ".join(parts) + "."
+
+
+def _values(table, group, transpose):
+    """The group's cells as rows of numbers (a non-number is a blocked cell)."""
+    rows = [[r[c] if isinstance(r[c], (int, float)) else None for c in group.columns] for r in table["rows"]]
+    return [list(col) for col in zip(*rows)] if transpose else rows
+
+
+def scales(table: dict, groups: list[Group], transpose: bool = False) -> dict[str, float]:
+    """One top per meaning for the whole figure (a group's own ``vmax`` wins)."""
+    tops: dict[str, float] = {}
+    for g in groups:
+        v = g.vmax or top(_values(table, g, transpose), g.meaning)
+        tops[g.meaning] = max(tops.get(g.meaning, 0.0), v)
+    return tops
+
+
+def table_block(
+    d: Drawing,
+    x: float,
+    y: float,
+    table: dict,
+    groups: list[Group],
+    labels: list[int],
+    transpose: bool = False,
+    col_names=None,
+    cell_h: float = 36,
+    gap: float = 36,
+    scale_names=None,
+) -> Box:
+    """The groups side by side (stacked when ``transpose``), starting at
+    (x, y) = the top left of the first cells; labels stand left of ``x``;
+    one legend per meaning beneath. ``col_names`` replaces the header's names
+    of the numeric columns; ``scale_names`` (meaning -> text) names the legends."""
+    head = table["header"]
+    names = dict(col_names or {})
+    row_names = [_label(r, labels) for r in table["rows"]]
+    tops = scales(table, groups, transpose)
+    right, bottom = x, y
+    cx, cy = x, y
+    for n, g in enumerate(groups):
+        values = _values(table, g, transpose)
+        cols = [names.get(c, str(head[c])) for c in g.columns]
+        title_w = 0.0
+        if g.title and not transpose:  # a transposed group is named by its row labels
+            d.text(cx, cy - 54, g.title, size=MIN_TEXT, anchor="start", weight="600")
+            title_w = text_width(g.title, MIN_TEXT, bold=True)
+        if transpose:
+            box = cells(
+                d,
+                cx,
+                cy,
+                values,
+                g.meaning,
+                vmax=tops[g.meaning],
+                digits=g.digits,
+                row_labels=cols,
+                col_labels=row_names if n == 0 else None,
+                rotate_cols=True,
+                blocked=g.blocked,
+            )
+        else:
+            texts = [number(v, g.digits) for row in values for v in row if v is not None]
+            cw = max(
+                [44.0] + [text_width(t, MIN_TEXT) + 14 for t in texts] + [text_width(c, MIN_TEXT) + 10 for c in cols]
+            )
+            box = cells(
+                d,
+                cx,
+                cy,
+                values,
+                g.meaning,
+                vmax=tops[g.meaning],
+                digits=g.digits,
+                col_labels=cols,
+                cell_w=cw,
+                cell_h=cell_h,
+                blocked=g.blocked,
+            )
+            if n == 0:
+                for r, name in enumerate(row_names):
+                    d.text(x - 10, y + r * cell_h + cell_h / 2 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="end")
+        right, bottom = max(right, box.x + box.w, cx + title_w), max(bottom, box.y + box.h)
+        if transpose:
+            cy = box.y + box.h + 44
+        else:
+            cx = max(box.x + box.w, cx + title_w) + gap
+    lx = x
+    for meaning, vmax in tops.items():
+        digits = 0 if MEANINGS[meaning].vmax == 1.0 else 2
+        name = (scale_names or {}).get(meaning)
+        box = legend(d, lx, bottom + 18, meaning, vmax, digits=digits, width=200, name=name)
+        label = name or MEANINGS[meaning].name
+        lx += 200 + 14 + text_width(label, MIN_TEXT) + 40
+    return Box(x, y, max(right, lx) - x, bottom + 18 + box.h - y)
+
+
+def table_figure(
+    ident: str,
+    title: str,
+    table: dict,
+    groups: list[Group],
+    labels: list[int],
+    transpose: bool = False,
+    col_names=None,
+    desc: str | None = None,
+    width: float | None = None,
+    scale_names=None,
+    cell_h: float = 36,
+) -> str:
+    """A whole figure of ``table_block``, sized to its cells (at most SLIDE
+    units wide) and centred in ``width`` when given."""
+    names = [_label(r, labels) for r in table["rows"]]
+    head = table["header"]
+    label_w = max(text_width(n, MIN_TEXT) for n in names) * 1.2 + 24
+    top_y = 54 + (30 if any(g.title for g in groups) else 0)
+    if transpose:
+        label_w = max(
+            text_width(str(dict(col_names or {}).get(c, head[c])), MIN_TEXT) for g in groups for c in g.columns
+        )
+        label_w = label_w * 1.2 + 24
+        top_y = 30 + max(text_width(n, MIN_TEXT) for n in names) * 0.7
+    # a dry run on a scratch drawing measures the block
+    scratch = Drawing(SLIDE, 10, ident, title, "-")
+    box = table_block(
+        scratch, label_w, top_y, table, groups, labels, transpose, col_names, cell_h, scale_names=scale_names
+    )
+    w = max(width or 0, box.x + box.w + 110)
+    shift = max(0.0, (w - (box.x + box.w + 110)) / 2)
+    h = box.y + box.h + 12
+    d = Drawing(w, h, ident, title, desc or describe(table, groups, labels))
+    table_block(d, label_w + shift, top_y, table, groups, labels, transpose, col_names, cell_h, scale_names=scale_names)
+    return d.render()
