@@ -6,8 +6,7 @@
   export JSON, bench.json, the prepared course corpus); ``unavailable`` and
   ``file_absent`` for tables whose input does not exist yet;
 - ``draw``: the one module that writes SVG markup (``Drawing``, ``Figure``,
-  ``flow``, ``chart``, ``natural_size``: a figure never shown above its own
-  size); colours from common/palette.py;
+  ``flow``, ``chart``); colours from common/palette.py;
 - ``charts``: ticks, frames, axes and legends of the charts;
 - ``heads``: the head figures Part III and the results deck share;
 - ``cells``: vectors and small matrices as coloured cells, one scale per meaning;
@@ -16,9 +15,9 @@
   horizontal bars with their values on one scale (``bars``: series side by
   side or grouped, highlighted and blocked rows, an axis) and rows of column
   bars over a sentence (``column_rows``);
-- ``panels``: the one way to draw matrices of ``cells`` side by side under
-  one legend (``Panel``, ``panels``; ``heatmaps`` for matrices that share
-  their rows and columns);
+- ``panels``: heatmaps, matrices of ``cells`` side by side under one legend;
+- ``cell_panels``: several small matrices of cells side by side, one scale and
+  one legend (``natural_size``: a figure never shown above its own size);
 - ``tokens``: token IDs as cards, brackets under them, (window, target) rows;
 - ``numbers``: how small numbers are written on slides.
 """

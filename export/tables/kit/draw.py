@@ -109,16 +109,6 @@ def marker(ident: str, colour: str, size: int, user_space: bool = False) -> str:
     )
 
 
-def natural_size(d: Drawing) -> str:
-    """The drawing's SVG, never shown larger than its viewBox (one unit, one
-    px): a figure narrower than the slide stays at its size, centred, rather
-    than growing to the slide's width; on a phone it keeps its readable scale."""
-    width = f"{d.width:.1f}".rstrip("0").rstrip(".")
-    height = f"{d.height:.1f}".rstrip("0").rstrip(".")
-    body = "".join(d.parts)
-    return document(d.ident, width, height, d.title, d.desc, body, style=f"max-width:{width}px")
-
-
 def chart(ident: str, width, height, heading: str, desc: str, body: list[str]) -> str:
     """A chart (kit/charts.py): scales to its width, never above its own size."""
     style = f"max-width:{width}px;max-height:{height}px;height:auto;display:block"

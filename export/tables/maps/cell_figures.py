@@ -15,10 +15,10 @@ import math
 from common.palette import ACCENT, GRID, LINE, MUTED
 
 from ..kit.bars import bars
+from ..kit.cell_panels import Panel, panels
 from ..kit.cells import number
 from ..kit.charts import nice_ticks, tick_text
 from ..kit.draw import COLUMN, MIN_TEXT, Drawing
-from ..kit.panels import Panel, panels
 from ..kit.registry import table
 
 SLOTS = 4  # the toy's w, checked against the tables below

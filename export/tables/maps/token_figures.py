@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from common.palette import ACCENT, ACCENT_SOFT, LINE, MUTED
 
-from ..kit.draw import MIN_TEXT, Drawing, natural_size, text_width
+from ..kit.cell_panels import natural_size
+from ..kit.draw import MIN_TEXT, Drawing, text_width
 from ..kit.registry import table
 from ..kit.tokens import bracket, card_width, id_cards, pair_rows, pair_rows_width
 
