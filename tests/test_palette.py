@@ -175,6 +175,7 @@ def test_every_figure_colour_is_a_palette_colour():
         pytest.skip("build/tables missing: run `python -m export.tables`")
     allowed = set(palette.entries().values()) | {"none"}
     allowed |= _scale_colours(palette.WEIGHT_SCALE) | _scale_colours(palette.SIGNED_SCALE)
+    allowed |= _scale_colours(palette.SURPRISAL_SCALE)  # kit/cells.py's "surprisal" meaning, the loss bars
     seen = 0
     for path in tables:
         for svg in _figures(json.loads(path.read_text(encoding="utf-8"))):

@@ -11,13 +11,13 @@
 - ``heads``: the head figures Part III and the results deck share;
 - ``cells``: vectors and small matrices as coloured cells, one scale per meaning;
 - ``table_cells``: a table's numeric columns drawn as cells (``table_figure``);
-- ``bars``: grouped horizontal bars (``hbars``) and rows of column bars over a
-  sentence (``column_rows``), where a distribution's shape is the point;
+- ``bars``: the one bar module, where a distribution's shape is the point:
+  horizontal bars with their values on one scale (``bars``: series side by
+  side or grouped, highlighted and blocked rows, an axis) and rows of column
+  bars over a sentence (``column_rows``);
 - ``panels``: heatmaps, matrices of ``cells`` side by side under one legend;
 - ``cell_panels``: several small matrices of cells side by side, one scale and
   one legend (``natural_size``: a figure never shown above its own size);
-- ``bar_panels``: horizontal bars with their values, one panel per series;
-- ``bar_rows``: a distribution as horizontal bars, one row per label;
 - ``tokens``: token IDs as cards, brackets under them, (window, target) rows;
 - ``numbers``: how small numbers are written on slides.
 """

@@ -1,63 +1,133 @@
-"""Bars drawn from the tables (issue 20), where the shape of a distribution is
-the point: probabilities of candidate words, mixing weights over a sentence.
+"""Bars drawn from the tables (issue 20), where the shape of a distribution
+is the point: probabilities of candidate tokens, counts per split or model,
+mixing weights over a sentence. The one place the kit draws bars:
 
-- ``hbars``: one horizontal bar per label and series (grouped), the value
-  printed at the end of each bar, a key of the series above;
+- ``bars``: horizontal bars, one row per label, each bar as long as its
+  value with the value printed at its end, on one scale per figure (0 to
+  ``vmax``, by default the largest value drawn). Several series are drawn
+  either side by side, one panel each under its caption, sharing the labels
+  on the left (the default: shapes compare at a glance), or ``grouped``:
+  one bar per series in each label's group, a key of the series above.
+  Options: a colour per series or per label (``colours``), rows
+  ``highlight``-ed (the target, the choice: bold, the accent colour),
+  rows ``blocked`` (a token set to −∞ before the softmax: grey), and an
+  ``axis`` beneath (0 and the scale's top, optionally named);
 - ``column_rows``: small multiples: one row of vertical bars per rule over
-  the same labels (a sentence's words), the value above each bar; a row of
-  ``None`` values is drawn as marks (a slot that is read, or not).
+  the same labels (a sentence's words), the value above each bar; a value
+  that is not a number is drawn as a mark (a slot that is read, or not).
 
-Lengths are proportional to the value on one scale per figure (0 to ``vmax``,
-by default the largest value drawn); colours come from common/palette.py.
+Colours come from common/palette.py (probability bars in ACCENT_MID, as the
+site's HTML bars); the markup is kit/draw.py's.
+
+    svg = bars("p3-temperature", "Temperature reshapes the distribution", "a: 0.87 at T = 0.5, ...",
+               ["a", "max", "the"], [("T = 0.5", [0.87, 0.06, 0.03]), ("T = 1", [0.46, 0.12, 0.08])])
 """
 
 from __future__ import annotations
 
-from common.palette import ACCENT, GRID, GRIDLINE, INK, INK_SOFT, MUTED, SURFACE
+from common.palette import (
+    ACCENT,
+    ACCENT_MID,
+    BLOCKED,
+    GRID,
+    GRIDLINE,
+    INK,
+    INK_SOFT,
+    MUTED,
+    SURFACE,
+)
 
 from .cells import number
 from .draw import MIN_TEXT, SLIDE, Drawing, text_width
 
+PROBABILITY = ACCENT_MID  # a bar's colour unless a series or a label has its own
+BLOCKED_TEXT = "blocked: −∞ before the softmax"
 
-def hbars(
+
+def bars(
     ident: str,
     title: str,
+    desc: str | None,
     labels: list[str],
-    series: list[tuple[str, list[float], str]],
+    series: list[tuple],
+    grouped: bool = False,
     digits: int = 3,
+    fmt=None,
     vmax: float | None = None,
     width: float = SLIDE - 40,
-    bar_h: float = 24,
-    desc: str | None = None,
+    bar_h: float = 36,
+    gap: float = 40,
+    colours: list[str] | None = None,
+    highlight=(),
+    blocked=(),
+    axis: bool | str = False,
 ) -> str:
-    """``series`` = [(name, values, colour)], values in the order of ``labels``."""
-    vmax = vmax or max(v for _, vs, _ in series for v in vs) or 1.0
-    label_w = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.2 + 24
-    value_w = text_width(number(vmax, digits), MIN_TEXT) + 16
-    track = width - label_w - value_w - 10
-    group_h = bar_h * len(series) + 14
-    key_h = 44 if len(series) > 1 else 10
-    height = key_h + group_h * len(labels) + 6
-    desc = desc or "; ".join(
-        f"{lab}: " + ", ".join(f"{name} {number(vs[i], digits)}" for name, vs, _ in series)
-        for i, lab in enumerate(labels)
-    )
-    d = Drawing(width, height, ident, title, desc + ".")
-    x = label_w
-    for s, (name, _, colour) in enumerate(series):  # the key
-        kx = x + s * (track / max(1, len(series)))
-        d.rect(kx, 8, 22, 18, fill=colour, stroke="none", radius=2)
-        d.text(kx + 30, 8 + 18 * 0.5 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT)
-    d.rect(x, key_h - 4, 0.01, group_h * len(labels), fill=GRID, stroke=GRID, width=1, radius=0)
-    for i, lab in enumerate(labels):
-        gy = key_h + i * group_h
-        d.text(x - 12, gy + group_h / 2 + MIN_TEXT * 0.35 - 7, lab, size=MIN_TEXT, anchor="end")
-        for s, (_, vs, colour) in enumerate(series):
-            y = gy + s * bar_h
-            w = max(0.0, vs[i]) / vmax * track
-            d.rect(x, y + 2, track, bar_h - 4, fill=SURFACE, stroke="none", radius=2)
-            d.rect(x, y + 2, max(w, 1.5), bar_h - 4, fill=colour, stroke="none", radius=2)
-            d.text(x + w + 6, y + bar_h / 2 + MIN_TEXT * 0.35, number(vs[i], digits), size=MIN_TEXT, anchor="start")
+    """``series`` = [(name, values)] or [(name, values, colour)], values in
+    the order of ``labels``; a name is a panel's caption (or the key's entry
+    when ``grouped``; "" for none). ``colours`` gives each label's bar its
+    colour (else the series', else PROBABILITY). A value of 0 draws no bar, a
+    tiny one a sliver. ``desc`` None: every label's values, written out."""
+    fmt = fmt or (lambda v: number(v, digits))
+    series = [(s[0], list(s[1]), s[2] if len(s) > 2 else None) for s in series]
+    vmax = vmax or max(max(vs) for _, vs, _ in series) or 1.0
+    if desc is None:
+        desc = (
+            "; ".join(
+                f"{lab}: " + ", ".join(f"{name} {fmt(vs[i])}".strip() for name, vs, _ in series)
+                for i, lab in enumerate(labels)
+            )
+            + "."
+        )
+    label_w = max(text_width(lab, MIN_TEXT, bold=True) for lab in labels) * 1.15 + 20
+    value_w = max(text_width(fmt(v), MIN_TEXT) for _, vs, _ in series for v in vs) * 1.2 + 12
+    panels = [series] if grouped else [[s] for s in series]
+    n = len(panels)
+    panel_w = (width - label_w - 10 - (n - 1) * gap) / n
+    plot_w = panel_w - value_w
+    per_row = len(panels[0])
+    row_h = bar_h * per_row + (14 if per_row > 1 else 0)
+    keyed = grouped and len(series) > 1
+    head = 44 if keyed else 34 if any(name for name, _, _ in series) else 8
+    rows_h = row_h * len(labels)
+    height = head + rows_h + (MIN_TEXT + 18 if axis else 8)
+    d = Drawing(round(width), round(height), ident, title, desc)
+    if keyed:
+        for s, (name, _, colour) in enumerate(series):
+            kx = label_w + s * plot_w / len(series)
+            d.rect(kx, 8, 22, 18, fill=colour or PROBABILITY, stroke="none", radius=2)
+            d.text(kx + 30, 17 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT)
+    for p, panel in enumerate(panels):
+        x0 = label_w + p * (panel_w + gap)
+        if panel[0][0] and not grouped:
+            d.text(x0 + plot_w / 2, 24, panel[0][0], size=MIN_TEXT, weight="600")
+        d.rect(x0 - 1, head - 2, 1.5, rows_h, fill=GRID, stroke="none", radius=0)
+        for g, lab in enumerate(labels):
+            top = head + g * row_h
+            chosen, off = g in highlight, g in blocked
+            weight = "700" if chosen else "normal"
+            if p == 0:
+                mid = top + bar_h * per_row / 2 + MIN_TEXT * 0.35
+                d.text(label_w - 10, mid, lab, size=MIN_TEXT, anchor="end", weight=weight, fill=MUTED if off else INK)
+            for s, (_, values, colour) in enumerate(panel):
+                v, y = values[g], top + s * bar_h + bar_h * 0.1
+                thick, mid = bar_h * 0.8, top + s * bar_h + bar_h / 2 + MIN_TEXT * 0.35
+                d.rect(x0, y, plot_w, thick, fill=SURFACE, stroke="none", radius=2)
+                w = plot_w * max(0.0, v) / vmax
+                if off:
+                    d.rect(x0, y, plot_w, thick, fill=BLOCKED, stroke="none", radius=2)
+                    d.text(x0 + 10, mid, BLOCKED_TEXT, size=MIN_TEXT, anchor="start", fill=INK)
+                    w = plot_w
+                elif v > 0:
+                    fill = colours[g] if colours else colour or PROBABILITY
+                    fill = ACCENT if chosen and fill == PROBABILITY else fill
+                    d.rect(x0, y, max(w, 1.0), thick, fill=fill, stroke=GRID, width=1, radius=2)
+                d.text(x0 + w + 6, mid, fmt(v), size=MIN_TEXT, anchor="start", fill=INK, weight=weight)
+        if axis:
+            base = head + rows_h
+            d.rect(x0, base, plot_w, 0.5, fill=GRID, stroke=GRID, width=1, radius=0)
+            for x, text in ((x0, "0"), (x0 + plot_w, fmt(vmax)), (x0 + plot_w / 2, axis if axis is not True else "")):
+                if text:
+                    d.text(x, base + MIN_TEXT + 6, text, size=MIN_TEXT, fill=MUTED)
     return d.render()
 
 

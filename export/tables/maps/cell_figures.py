@@ -3,7 +3,7 @@ their values (issue 20), from the maps tables: the embedding table, the
 batch's embeddings, the flattened rows, the hidden layer before and after
 ReLU, the logits of both models, token plus position rows, q, K and V, the
 scores (raw and masked), the attention weights as a heatmap, the message,
-the update; and the two probability distributions as bars (kit/bar_rows.py).
+the update; and the two probability distributions as bars (kit/bars.py).
 and the loss −ln p as a curve with the batch's examples on it.
 One colour scale per meaning (kit/cells.py): coordinates, scores and logits
 on the signed scale, weights on the weight scale. Table: ``maps_cell_figures``."""
@@ -14,7 +14,7 @@ import math
 
 from common.palette import ACCENT, GRID, LINE, MUTED
 
-from ..kit.bar_rows import bar_rows
+from ..kit.bars import bars
 from ..kit.cell_panels import Panel, panels
 from ..kit.cells import number
 from ..kit.charts import nice_ticks, tick_text
@@ -199,28 +199,32 @@ def probability_bars(mlp: dict, gen: dict, itos: list) -> dict:
     ex = mlp["example1"]
     blocked = gen["blocked_ids"]
     return {
-        "mlp_probs": bar_rows(
+        "mlp_probs": bars(
             "maps-mlp-probs",
             f"The MLP's probabilities for example 2 (target {ex['target']})",
             f"Softmax of the {len(itos)} logits of example 2: "
             + ", ".join(f"{t} {number(p, 4)}" for t, p in zip(itos, ex["p"]))
             + f". The target {ex['target']} is highlighted.",
             itos,
-            ex["p"],
+            [("", ex["p"])],
             digits=4,
             highlight=[ex["target_id"]],
+            width=COLUMN,
+            axis=True,
         ),
-        "generation_probs": bar_rows(
+        "generation_probs": bars(
             "maps-generation-probs",
             "Next-token probabilities after blocking PAD, BOS and UNK",
             "The frozen toy MLP's probabilities for the window of the prompt: "
             + ", ".join(f"{t} {number(p, 4)}" for t, p in zip(itos, gen["p"]))
             + f". PAD, BOS and UNK are blocked (probability 0); the greedy choice {gen['greedy']} is highlighted.",
             itos,
-            gen["p"],
+            [("", gen["p"])],
             digits=4,
             highlight=[gen["greedy_id"]],
             blocked=blocked,
+            width=COLUMN,
+            axis=True,
         ),
     }
 

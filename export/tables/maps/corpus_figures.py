@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from common.palette import ACCENT, GRID, INK, MUTED
 
-from ..kit.bar_rows import bar_rows
+from ..kit.bars import bars
 from ..kit.charts import nice_ticks, tick_text
 from ..kit.draw import COLUMN, MIN_TEXT, Drawing, text_width
 from ..kit.registry import table
@@ -49,12 +49,12 @@ def lengths(audit: dict) -> str:
 def stories(audit: dict) -> str:
     header, rows = audit["header"], audit["rows"]
     col = header.index("Stories")
-    return bar_rows(
+    return bars(
         "maps-split-stories",
         "Stories per split",
         "Whole stories in each split: " + ", ".join(f"{r[0]} {r[col]}" for r in rows) + ".",
         [r[0] for r in rows],
-        [r[col] for r in rows],
+        [("", [r[col] for r in rows])],
         digits=0,
         width=COLUMN,
         axis="stories",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from common.palette import ACCENT, ACCENT_MID, GRID, MUTED, SENTENCES
 
-from ..kit.bars import column_rows, hbars
+from ..kit.bars import bars, column_rows
 from ..kit.cells import cells, legend
 from ..kit.draw import MIN_TEXT, SLIDE, Drawing, text_width
 from ..kit.registry import table
@@ -175,12 +175,15 @@ def random_pair(scaling: dict) -> str:
 
 def spread(scaling: dict) -> str:
     rows = scaling["simulation_table"]["rows"]
-    return hbars(
+    return bars(
         "part2-spread",
         "The variance of q·k grows with d_k; divided by √d_k it stays near 1",
+        None,
         [f"d_k = {r[0]}" for r in rows],
         [("variance of q·k", [r[2] for r in rows], ACCENT), ("variance of q·k/√d_k", [r[4] for r in rows], ACCENT_MID)],
+        grouped=True,
         digits=2,
+        bar_h=24,
     )
 
 
@@ -239,15 +242,17 @@ def hidden(predict: dict) -> str:
 def probabilities(predict: dict, n: int = 4) -> str:
     t = predict["compare_table"]
     rows = sorted(t["rows"], key=lambda r: -max(r[1], r[2]))[:n]
-    return hbars(
+    return bars(
         "part2-probabilities",
         f"Next-word probabilities of the {n} most likely candidates (all of them in the notes)",
+        None,
         [r[0] for r in rows],
         [
             ("river sentence", [r[1] for r in rows], SENTENCES["river"]),
             ("cheque sentence", [r[2] for r in rows], SENTENCES["cheque"]),
             ("attention bypassed", [r[3] for r in rows], MUTED),
         ],
+        grouped=True,
         bar_h=20,
     )
 
@@ -330,11 +335,13 @@ def position_rows(model: dict) -> str:
 def swap_bars(positions: dict) -> str:
     t = positions["swap_table"]
     colours = [SENTENCES["river"], ACCENT_MID, MUTED, GRID]
-    return hbars(
+    return bars(
         "part2-swap-bars",
         "Water-word probabilities, original and swapped order, with and without positions",
+        None,
         [r[0] for r in t["rows"]],
         [(t["header"][c], [r[c] for r in t["rows"]], colours[c - 1]) for c in range(1, 5)],
+        grouped=True,
         bar_h=20,
     )
 

@@ -9,10 +9,22 @@ every number."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, BLOCKED, FILLS, GRID, INK, MODELS, MUTED, ROLES, SURPRISAL_SCALE, scale_colour
+from common.palette import (
+    ACCENT,
+    BLOCKED,
+    FILLS,
+    GRID,
+    INK,
+    MODELS,
+    MUTED,
+    ROLES,
+    SURPRISAL_SCALE,
+    WEIGHT_SCALE,
+    scale_colour,
+)
 from models.nets import KINDS
 
-from ..kit.bar_panels import bar_panels, shade
+from ..kit.bars import bars
 from ..kit.cells import cells, legend, number, top
 from ..kit.draw import MIN_TEXT, Drawing, text_width
 from ..kit.numbers import shape_text
@@ -20,6 +32,11 @@ from ..kit.panels import heatmaps
 from ..kit.registry import table
 
 HEAD_COLS = ["h1·1", "h1·2", "h2·1", "h2·2"]
+
+
+def shade(t: float) -> str:
+    """A colour of the probability scale (0 light to 1 dark)."""
+    return scale_colour(t, WEIGHT_SCALE)
 
 
 def masked(weights: list[list[float]]) -> list[list[float | None]]:
@@ -148,7 +165,7 @@ def batch_bars(batch: dict) -> dict:
     probs = mod["target_probabilities"]
     return {
         "final_query": final_query(mod),
-        "targets": bar_panels(
+        "targets": bars(
             "fig-p3-targets",
             "The probability the model gives each true next token",
             "Probabilities of the targets: " + ", ".join(f"{t} {p:.4f}" for t, p in zip(targets, probs)) + ".",
@@ -159,7 +176,7 @@ def batch_bars(batch: dict) -> dict:
             width=900,
             bar_h=44,
         ),
-        "loss_step": bar_panels(
+        "loss_step": bars(
             "fig-p3-loss-step",
             "The batch's loss before and after one optimizer step",
             f"Mean cross-entropy of the batch: {mod['loss']:.4f} nats before the step, "
@@ -182,7 +199,7 @@ def distribution(ident: str, heading: str, tbl: dict, what: str) -> str:
     desc = f"{what} " + "; ".join(
         f"{name}: " + ", ".join(f"{lab} {v:.3f}" for lab, v in zip(labels, vals)) for name, vals in panels
     )
-    return bar_panels(ident, heading, desc + ".", labels, panels, digits=3, vmax=1.0, width=1100, bar_h=33)
+    return bars(ident, heading, desc + ".", labels, panels, digits=3, vmax=1.0, width=1100, bar_h=33)
 
 
 @table(
@@ -286,7 +303,7 @@ def pictures(
         )
     if gen.get("available"):
         labels, values = gen["top"]["labels"], gen["top"]["values"]
-        out["generation"] = bar_panels(
+        out["generation"] = bars(
             "fig-p3-generation",
             "The four-head model's five most likely next tokens (specials excluded)",
             "Next-token probabilities after excluding the special tokens: "
@@ -296,7 +313,7 @@ def pictures(
             [("", values)],
             digits=3,
             vmax=1.0,
-            bold=0,
+            highlight=[0],
             width=900,
         )
     if results_worked.get("available"):
@@ -306,7 +323,7 @@ def pictures(
     cmp = part3_comparison
     if cmp.get("available"):
         kinds = [k for k in KINDS if k in cmp["parameters"]]
-        out["parameters"] = bar_panels(
+        out["parameters"] = bars(
             "fig-p3-parameters",
             "Parameters per model",
             "Parameters: " + "; ".join(f"{cmp['labels'][k]} {cmp['parameters'][k]:,}" for k in kinds) + ".",
@@ -321,7 +338,7 @@ def pictures(
     if audit.get("available"):
         splits = [row[0] for row in audit["rows"]]
         windows = [row[3] for row in audit["rows"]]
-        out["windows"] = bar_panels(
+        out["windows"] = bars(
             "fig-p3-windows",
             "Windows (next-token targets) per split",
             "Windows per split: " + ", ".join(f"{s} {w:,}" for s, w in zip(splits, windows)) + ".",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from common.palette import MODELS
 
-from ..kit.bar_panels import bar_panels
+from ..kit.bars import bars
 from ..kit.draw import flow
 from ..kit.numbers import shape_text
 from ..kit.panels import heatmaps
@@ -89,7 +89,7 @@ def pictures(results_attention, results_per_step, results_runs, results_summary)
         kind_of = {k["label"]: k["kind"] for k in res["kinds"]}
         rows = [r for r in runs["rows"] if isinstance(r[2], int)]
         labels = [f"{SHORT.get(kind_of.get(r[0]), r[0])}, seed {r[1]}" for r in rows]
-        out["selected_steps"] = bar_panels(
+        out["selected_steps"] = bars(
             "fig-res-selected",
             f"The step each run's checkpoint was taken from, out of {res['steps']:,}",
             "Selected step (lowest validation loss) of every run: "
@@ -104,7 +104,7 @@ def pictures(results_attention, results_per_step, results_runs, results_summary)
             width=1000,
         )
         kinds = [k for k in res["kinds"] if k.get("available")]
-        out["seconds"] = bar_panels(
+        out["seconds"] = bars(
             "fig-res-seconds",
             "Mean training seconds per model (shared machine)",
             "Mean training seconds over the seeds, validation passes included: "
