@@ -2,7 +2,8 @@
 // learner opens, and the files it uses, for offline use, one cache per build.
 //
 // Registered as sw.js?v=<build> (core/offline.js), so each build installs its
-// own worker with its own cache. Every file a page loads carries its build in
+// own worker with its own cache (it takes over once no tab uses the one before
+// it: see 'install' below). Every file a page loads carries its build in
 // the URL (?v=<build>, site_builder/versioning.py) and is kept under that URL,
 // in that build's cache: a page, online or off, only ever finds the files of
 // its own build.
@@ -22,7 +23,11 @@ const CACHE = PREFIX + BUILD;
 const KEEP_BUILDS = 3; // this build's cache and the two before it (pages opened only then stay offline)
 const BIG = /\.(onnx|wasm)$/;
 
-self.addEventListener('install', () => self.skipWaiting());
+// No skipWaiting(): a new build's worker waits until no tab uses the old one.
+// Replacing a busy worker mid-navigation (skipWaiting while a link is being
+// followed) left that navigation hanging in Chromium; the old worker serves a
+// new build correctly meanwhile (pages network first, each versioned file
+// under its own build), and keeps the new build's pages with the build they carry.
 self.addEventListener('activate', (event) => event.waitUntil((async () => {
   await caches.open(CACHE);
   const shells = (await caches.keys()).filter((name) => name.startsWith(PREFIX) && name !== CACHE);
@@ -30,9 +35,12 @@ self.addEventListener('activate', (event) => event.waitUntil((async () => {
   await self.clients.claim();
 })()));
 
-// A page asks for the whole site once per build (core/offline.js precacheSite).
+// A page asks for the whole site once per build (core/offline.js precacheSite),
+// naming its build: the worker may be an older build's, still serving the tab.
 self.addEventListener('message', (event) => {
-  if (event.data?.type === 'precache') event.waitUntil(precacheSite().catch(() => {}));
+  if (event.data?.type !== 'precache') return;
+  const build = /^[0-9a-f]{8,}$/.test(event.data.build || '') ? event.data.build : BUILD;
+  event.waitUntil(precacheSite(build).catch(() => {}));
 });
 
 self.addEventListener('fetch', (event) => {
@@ -108,18 +116,18 @@ async function answer(event, request, url) {
 // ?v=<build>: scripts and styles (and the modules they import), each widget and
 // its table (data-widget, data-table), fonts named in the styles. About 1 MB
 // over the wire (gzipped), once per build: a marker records a complete run.
-let precaching = null;
+const precaching = new Map(); // build -> its run in progress
 const STAMPED = /["']([^"'\s]+\.m?js\?v=[0-9a-f]+)["']/g;
 
-function precacheSite() {
-  if (!precaching) precaching = precacheOnce().finally(() => { precaching = null; });
-  return precaching;
+function precacheSite(build) {
+  if (!precaching.has(build)) precaching.set(build, precacheOnce(build).finally(() => precaching.delete(build)));
+  return precaching.get(build);
 }
 
-async function precacheOnce() {
+async function precacheOnce(build) {
   const root = self.registration.scope;
-  const marker = new URL(`sw-precached.txt?v=${encodeURIComponent(BUILD)}`, root).href;
-  const cache = await caches.open(CACHE);
+  const marker = new URL(`sw-precached.txt?v=${encodeURIComponent(build)}`, root).href;
+  const cache = await caches.open(PREFIX + build);
   if (await cache.match(marker)) return;
   const index = new URL('index.html', root).href;
   const seen = new Set();

@@ -119,9 +119,10 @@ function buildCards() {
 // Progressive readiness: a model is usable as soon as its own file is checked
 // and its session warmed up; its card says so, and Generate may start.
 function modelReady(msg) {
-  S.early[msg.kind] = { ...msg, page_ms: performance.now() };
+  const at = performance.now(); // one reading: the first model's time is its own ready time, exactly
+  S.early[msg.kind] = { ...msg, page_ms: at };
   if (msg.session.ok && S.firstReadyAt === null) {
-    S.firstReadyAt = performance.now();
+    S.firstReadyAt = at;
     S.earlyBackend = msg.backend;
   }
   showModelStatus(msg.kind, msg.session.ok, msg.backend, msg.session.error);
