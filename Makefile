@@ -71,7 +71,7 @@ train: deps
 train-resume: deps
 	$(PY) -m models.train --profile course
 
-# under a minute: retrain the first 100 updates of attn1 and compare every point with
+# a minute or so: retrain the first 100 updates of attn1 and compare every point with
 # models/training_trace.json (`make test` runs it too, in tests/test_trace.py)
 trace-check: deps
 	$(PY) -m models.trace_check

