@@ -85,8 +85,23 @@ def tables():
             "results_attention",
             "results_per_step",
             "results_runs",
+            "results_head_cost",
         ]
     )
+
+
+def test_head_cost_bars_are_the_tables_changes(tables):
+    """What each head is worth: a bar per ablation, labelled with the table's
+    change in cross-entropy, as long as that change."""
+    hc = tables["results_head_cost"]
+    assert hc["available"], hc
+    deltas = [row[4] for row in hc["rows"] if row[4] != "—"]
+    bars = drawn_bars(hc["bars"])
+    assert [label for _, label in bars] == deltas
+    one, four = hc["by_kind"]["attn1"], hc["by_kind"]["attn4"]
+    values = [one["all_off"]["delta"], *(h["delta"] for h in four["heads"]), four["all_off"]["delta"]]
+    for (w, _), v in zip(bars, values):
+        assert w == pytest.approx(bars[0][0] * v / values[0], rel=1e-3, abs=0.15)
 
 
 def test_part3_worksheet_cells_are_the_worksheet_numbers(tables):

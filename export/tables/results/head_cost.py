@@ -6,8 +6,10 @@ the same numbers beside its head toggles (tables/results_head_cost.json)."""
 from __future__ import annotations
 
 from common.files import sha256_file
+from common.palette import MODELS
 from models.nets import KINDS, LABELS
 
+from ..kit.bars import bars
 from ..kit.registry import table
 from ..kit.sources import Sources, file_absent, unavailable
 
@@ -70,6 +72,36 @@ def rows(kinds: dict, mlp: dict) -> list[list[str]]:
     return out
 
 
+def cost_bars(kinds: dict) -> str | None:
+    """The rise in test cross-entropy of every ablation, a bar each in its
+    model's colour, in the table's order; None when a head's removal lowered
+    the loss (a bar cannot show a negative change: the slide keeps the table)."""
+    labels, values, colours = [], [], []
+    for kind in ATTENTION:
+        k = kinds[kind]
+        name = "1 head" if k["n_heads"] == 1 else f"{k['n_heads']} heads"
+        states = [(f"head {h['head']} off", h) for h in k["heads"]] if k["n_heads"] > 1 else []
+        states.append(("all heads off" if k["n_heads"] > 1 else "its head off", k["all_off"]))
+        for what, state in states:
+            labels.append(f"{name}: {what}")
+            values.append(state["delta"])
+            colours.append(MODELS[kind])
+    if min(values) <= 0:
+        return None
+    return bars(
+        "fig-head-cost",
+        "Rise in test cross-entropy with heads switched off (nats/token)",
+        None,
+        labels,
+        [("", values)],
+        fmt=lambda v: f"{v:+.3f}",
+        colours=colours,
+        width=1000,
+        bar_h=36,
+        gap=14,
+    )
+
+
 @table("results_head_cost", needs=["sources"])
 def head_cost(sources: Sources) -> dict:
     result, reason = experiments_or_reason(sources)
@@ -85,4 +117,5 @@ def head_cost(sources: Sources) -> dict:
         "by_kind": kinds,
         "header": ["model", "heads off", "test cross-entropy", "perplexity", "change (nats/token)"],
         "rows": rows(kinds, mlp),
+        "bars": cost_bars(kinds),
     }
