@@ -81,7 +81,7 @@ export async function precacheSite() {
   const marker = new URL(`sw-precached.txt?v=${encodeURIComponent(BUILD || 'unversioned')}`, SITE_ROOT).href;
   if (await caches.match(marker)) return false; // kept already: the worker is not woken for nothing
   const registration = await navigator.serviceWorker.ready;
-  registration.active?.postMessage({ type: 'precache', build: BUILD || 'unversioned' });
+  registration.active?.postMessage({ type: 'precache', build: BUILD });
   return Boolean(registration.active);
 }
 

@@ -64,12 +64,16 @@ def rows(kinds: dict, mlp: dict) -> list[list[str]]:
 
     out = [row(LABELS["mlp"], "(no heads)", mlp)]
     for kind in ATTENTION:
-        k = kinds[kind]
-        out.append(row(k["label"], "none", k["on"]))
-        if k["n_heads"] > 1:
-            out += [row("", f"head {h['head']}", h) for h in k["heads"]]
-        out.append(row("", "all" if k["n_heads"] > 1 else "its head", k["all_off"]))
+        out.append(row(kinds[kind]["label"], "none", kinds[kind]["on"]))
+        out += [row("", what, state) for what, state in ablations(kinds[kind])]
     return out
+
+
+def ablations(k: dict) -> list[tuple[str, dict]]:
+    """(which heads are off, the state) of one model's ablations, in the table's
+    order: each single head (where there are several), then every head."""
+    single = [(f"head {h['head']}", h) for h in k["heads"]] if k["n_heads"] > 1 else []
+    return single + [("all" if k["n_heads"] > 1 else "its head", k["all_off"])]
 
 
 def cost_bars(kinds: dict) -> str | None:
@@ -80,10 +84,8 @@ def cost_bars(kinds: dict) -> str | None:
     for kind in ATTENTION:
         k = kinds[kind]
         name = "1 head" if k["n_heads"] == 1 else f"{k['n_heads']} heads"
-        states = [(f"head {h['head']} off", h) for h in k["heads"]] if k["n_heads"] > 1 else []
-        states.append(("all heads off" if k["n_heads"] > 1 else "its head off", k["all_off"]))
-        for what, state in states:
-            labels.append(f"{name}: {what}")
+        for what, state in ablations(k):
+            labels.append(f"{name}: {what} off")
             values.append(state["delta"])
             colours.append(MODELS[kind])
     if min(values) <= 0:
