@@ -6,11 +6,7 @@ and Debian's Chromium driven by Playwright (common.chromium).
 
 from __future__ import annotations
 
-import json
-import os
-import time
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
@@ -19,6 +15,7 @@ from common.settings import SITE_DIR, SITE_ONNX
 from models.checkpoints import load_checkpoint, load_vocab
 from models.nets import KINDS
 from site_builder.serve import start_server
+from support.pages import PageWatch
 
 
 @pytest.fixture(scope="session")
@@ -50,29 +47,6 @@ def browser(playwright_instance):
     b.close()
 
 
-class PageWatch:
-    """Collects console errors, page errors and requests leaving the origin."""
-
-    def __init__(self, page, origin: str):
-        self.page, self.origin = page, origin
-        self.errors: list[str] = []
-        self.outside: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("request", self._request)
-
-    def _request(self, req):
-        u = urlparse(req.url)
-        if u.scheme in ("data", "blob", "about"):
-            return
-        if f"{u.scheme}://{u.netloc}" != self.origin:
-            self.outside.append(req.url)
-
-    def assert_clean(self):
-        assert not self.errors, f"console errors: {self.errors}"
-        assert not self.outside, f"requests outside the origin: {self.outside}"
-
-
 @pytest.fixture
 def page(browser, site_url):
     context = browser.new_context()
@@ -80,53 +54,6 @@ def page(browser, site_url):
     pg.watch = PageWatch(pg, site_url)
     yield pg
     context.close()
-
-
-def linked_site(site_dir: Path, root: Path, skip=()) -> Path:
-    """root/site: a copy of the built site made of symlinks, with a real onnx/
-    folder whose files are links too, except the names in ``skip`` (the caller
-    writes its own version of those)."""
-    site = root / "site"
-    site.mkdir()
-    for entry in site_dir.iterdir():
-        if entry.name != SITE_ONNX:
-            os.symlink(entry, site / entry.name)
-    (site / SITE_ONNX).mkdir()
-    for f in (site_dir / SITE_ONNX).iterdir():
-        if f.name not in skip:
-            os.symlink(f, site / SITE_ONNX / f.name)
-    return site
-
-
-def wait_for_promise(page, fn: str, arg=None, timeout_s: float = 30, what: str = "") -> None:
-    """Poll the async function ``fn`` (JavaScript source) in ``page`` until it
-    resolves to a truthy value. (Playwright's wait_for_function does not await
-    a promise: a pending one is truthy, so it returns at once.)"""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(fn, arg):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what or fn}")
-        page.wait_for_timeout(200)
-
-
-def build_of(site: Path) -> str:
-    """The build id of a built site (site_builder.versioning)."""
-    return json.loads((site / "version.json").read_text(encoding="utf-8"))["build"]
-
-
-def wait_kept(page, build: str, paths, timeout_s: float = 60) -> None:
-    """Wait until the service worker's cache of ``build`` holds each path: a
-    page under its path, any other file under its path and ?v=<build>."""
-    for path in paths:
-        key = path if path.endswith((".html", "/")) else f"{path}?v={build}"
-        wait_for_promise(
-            page,
-            """async ([name, key]) => (await caches.has(name))
-                && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
-            [f"attention-course-shell-{build}", key],
-            timeout_s,
-            f"{key} in the offline cache of build {build}",
-        )
 
 
 @pytest.fixture(scope="session")
@@ -145,7 +72,7 @@ def torch_models():
 def mini(tmp_path):
     """A small content folder (two decks, the real maps, index) and one table:
     (content, tables, out) for the build tests."""
-    from mini_site import make_mini
+    from support.builds import make_mini
 
     return make_mini(tmp_path)
 

@@ -21,7 +21,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from mini_site import run_build, snapshot
 
 from common.files import Missing, missing, read_json
 from common.layout import MODELS, ModelsFolder
@@ -36,6 +35,7 @@ from site_builder import serve
 from site_builder.assemble import BuildError
 from site_builder.build import Inputs, build
 from site_builder.serve import start_server
+from support.builds import run_build, snapshot
 
 # ------------------------------------------------------------------ one build at a time
 

@@ -9,12 +9,12 @@ import zipfile
 from html import unescape
 
 import pytest
-from mini_site import CONTENT, run_build, snapshot
 
 from common.publish import MARKER
 from common.settings import EXPORT_DIR, ROOT, TABLES_DIR
 from site_builder.archive import FIXED_TIME, tracked_files
 from site_builder.values import fmt, resolve
+from support.builds import CONTENT, run_build, snapshot
 
 
 def test_mini_build_renders_the_conventions(mini, capsys):

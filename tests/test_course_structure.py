@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 
 import pytest
-from test_deck_statements import slide, slides, table, takeaway
 
 from common.settings import ROOT
+from support.statements import slide, slides, table, takeaway
 
 DECKS = ["maps", "part2", "part3", "results"]
 

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engines import launch, watched_site
-from test_lab_browser import KINDS, TOLERANCE, open_lab, score_texts
 
 from common.chromium import evaluate
 from export.decoding import context_window, start_history
 from export.parity import attention_matrices, teacher_forced
 from models.tokenizer import UNK_ID, tokenize
 from site_builder.serve import start_server
+from support.engines import launch, watched_site
+from support.lab import KINDS, TOLERANCE, open_lab, score_texts
 
 ENGINES = ["firefox", "webkit"]
 DECKS = sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "content" / "decks").glob("*.md"))

@@ -9,7 +9,7 @@ import re
 import shutil
 import tomllib
 
-from mini_site import CONTENT, run_build
+from support.builds import CONTENT, run_build
 
 DECK = "+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nText.\n\n{{ m.exercise('%s') }}\n\nTakeaway: one line.\n"
 

@@ -8,13 +8,13 @@ import json
 import shutil
 
 import pytest
-from mini_site import run_build, snapshot
 
 from common.export_check import ExportMismatch, check_export
 from common.publish import MARKER
 from common.settings import EXPORT_DIR
 from export import pipeline
 from export.pipeline import ExportError
+from support.builds import run_build, snapshot
 
 
 def _edit_metadata(folder, change):

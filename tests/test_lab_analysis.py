@@ -10,13 +10,13 @@ import re
 
 import pytest
 import torch
-from test_lab_browser import KINDS, open_lab
 
 from common.chromium import evaluate
 from common.settings import TABLES_DIR
 from export.attention_wins import least_surprised
 from export.parity import teacher_forced
 from models.tokenizer import EOS_ID
+from support.lab import KINDS, open_lab
 
 COST = "results_head_cost.json"
 
@@ -25,7 +25,7 @@ COST = "results_head_cost.json"
 def lab(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    from conftest import PageWatch
+    from support.pages import PageWatch
 
     page.watch = PageWatch(page, site_url)
     page.asked = []
@@ -125,7 +125,7 @@ console.log(JSON.stringify(out));
 
 
 def test_the_least_surprised_row_and_the_head_costs_on_a_390_px_phone(browser, site_url):
-    from test_lab_views import AXE
+    from support.lab import AXE
 
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()

@@ -11,12 +11,12 @@ import json
 import time
 
 import pytest
-from conftest import PageWatch, linked_site
-from test_lab_browser import open_lab
 
 from common.chromium import evaluate
 from common.settings import SITE_ONNX
 from site_builder.static_server import Handler, start_server
+from support.lab import open_lab
+from support.pages import PageWatch, linked_site
 
 KINDS = ["mlp", "attn1", "attn4"]
 # The lab's budget is 100 ms of main-thread work at a time; the test allows 250 ms because the

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import PageWatch, linked_site
 
 from common.chromium import evaluate, launch
 from common.settings import SITE_ONNX
@@ -22,15 +21,8 @@ from export.parity import attention_matrices, teacher_forced
 from models.checkpoints import load_checkpoint
 from models.tokenizer import UNK_ID, tokenize
 from site_builder.serve import start_server
-
-BACKENDS = ["wasm", "webgpu"]
-KINDS = ["mlp", "attn1", "attn4"]
-TOLERANCE = 1e-4
-
-
-def open_lab(page, url: str, query: str = ""):
-    page.goto(f"{url}/lab/{query}")
-    return evaluate(page, "return await window.lab.ready;", timeout_s=240)
+from support.lab import BACKENDS, KINDS, TOLERANCE, open_lab, score_texts
+from support.pages import PageWatch, linked_site
 
 
 @pytest.fixture(scope="module")
@@ -181,15 +173,6 @@ def test_top_k_one_and_tiny_top_p_sample_the_greedy_continuation(lab, references
         for kind in KINDS:
             want = parity["continuations"][kind][preset["id"]]["greedy"]
             assert (result["models"][kind]["ids"], result["models"][kind]["stop"]) == (want["ids"], want["stop"])
-
-
-def score_texts(references):
-    """The held-out story and every other dataset preset's whole story (with
-    their EOS, as in the test evaluation), and typed text with unknown words,
-    markup and more than 64 tokens."""
-    stories = [(p["source"]["text"], True) for p in references["presets"] if p["source"]]
-    typed = ('The quantum lecture covered gluons!! <b>Then</b> the little dog said "hi" & ran home. ' * 4, False)
-    return stories + [typed, ("x", False)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

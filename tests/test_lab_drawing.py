@@ -9,10 +9,10 @@ lab.score); the fixed scales from web/core/inspect.js (unit-tested in Node)."""
 from __future__ import annotations
 
 import pytest
-from test_lab_browser import KINDS, open_lab
 
 from common.chromium import evaluate
 from export.decoding import context_window, start_history
+from support.lab import KINDS, open_lab
 
 PROMPT = "the cat sat on the mat"
 SCALES = "const m = await import(new URL('../core/inspect.js', location.href).href);"

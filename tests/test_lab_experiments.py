@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from test_lab_browser import BACKENDS, KINDS, open_lab
 
 from common.chromium import evaluate
 from export.ablation import ablated_teacher_forced, attention_steps, hide_window, step_logits
 from export.decoding import greedy_choice, start_history
 from models.tokenizer import EOS_ID
+from support.lab import BACKENDS, KINDS, open_lab
 
 HEADS_OFF = {"attn1": [0], "attn4": [1, 3]}
 TOLERANCE = 1e-5
@@ -24,7 +24,7 @@ TOLERANCE = 1e-5
 def lab(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    from conftest import PageWatch
+    from support.pages import PageWatch
 
     page.watch = PageWatch(page, site_url)
     assert open_lab(page, site_url, "?backend=wasm")["ok"]

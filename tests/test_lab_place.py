@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_lab_browser import KINDS, open_lab
-from test_lab_views import AXE
 
 from common.chromium import evaluate
+from support.lab import AXE, KINDS, open_lab
 
 VIEWPORTS = {"desktop": (1280, 800), "phone": (390, 844)}
 

@@ -11,14 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch
-from test_lab_browser import open_lab
 
 from common.layout import MODELS
 from common.settings import EXPORT_DIR
 from export.lab_trace import TOP, lab_trace
 from models.checkpoints import load_vocab
 from models.nets import KINDS
+from support.lab import open_lab
+from support.pages import PageWatch
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

@@ -11,13 +11,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import PageWatch, build_of, linked_site, wait_kept
-from test_lab_browser import open_lab
 
 from common.chromium import evaluate, launch
 from common.settings import SITE_ONNX, TOKEN_LIMIT
 from site_builder.serve import start_server
 from site_builder.static_server import Handler
+from support.lab import open_lab
+from support.pages import PageWatch, build_of, linked_site, wait_kept
 
 KINDS = ["mlp", "attn1", "attn4"]
 FIRST_VISIT_GOAL = 35_000_000  # bytes over the wire before the first token, WASM

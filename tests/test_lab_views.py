@@ -13,14 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from test_lab_browser import KINDS, open_lab
 
 from common.chromium import evaluate
 from export.decoding import BANNED, context_window, kept_ids, sampling_weights, start_history
 from models.tokenizer import detokenize, tokenize
+from support.lab import AXE, KINDS, open_lab
 
 ROOT = Path(__file__).resolve().parent.parent
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # What each stop reason must be called on the page (web/lab/view.js STOP_LABELS).
 STOP_LABELS = {
     "eos": "EOS: the model ended the story",
@@ -34,7 +33,7 @@ STOP_LABELS = {
 def lab(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    from conftest import PageWatch
+    from support.pages import PageWatch
 
     page.watch = PageWatch(page, site_url)
     assert open_lab(page, site_url, "?backend=wasm")["ok"]

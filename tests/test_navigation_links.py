@@ -9,9 +9,9 @@ import re
 from html import unescape
 
 import pytest
-from deck_helpers import open_deck
 
 from common.settings import ROOT
+from support.decks import open_deck
 
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 

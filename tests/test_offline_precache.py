@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import PageWatch, build_of, wait_for_promise, wait_kept
-
 from site_builder.serve import start_server
+from support.pages import PageWatch, build_of, wait_for_promise, wait_kept
 
 PRECACHE_BUDGET = 3_000_000  # bytes a first visit to the index may move, precache included (gzipped)
 

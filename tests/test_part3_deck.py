@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 
-from deck_helpers import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
-
 from common.settings import ROOT
+from support.decks import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
 
 SLUG = "part3"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,26 +21,12 @@ from export.tables.part3.continuations import continuations, held_out_preset
 from export.tables.part3.corpus import stories
 from export.tables.part3.real import generation_step, real_batch
 from export.tables.part3.toys import W_O, fisherman, two_source
-from models.checkpoints import load_checkpoint, save_checkpoint
+from models.checkpoints import load_checkpoint
 from models.corpus import prepare
-from models.nets import build
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from support.builds import make_models_dir
 
 VOCAB = MODELS.vocab
-
-
-def make_models_dir(tmp: Path, kinds=("mlp", "attn1", "attn4")) -> Path:
-    """A models/ folder with randomly initialised checkpoints (seed 0) over the
-    real course vocabulary, in the committed file layout."""
-    ckpt = tmp / "checkpoints"
-    ckpt.mkdir(parents=True)
-    shutil.copy(VOCAB, ckpt / "vocab.json")
-    C = len(json.loads(VOCAB.read_text(encoding="utf-8")))
-    for kind in kinds:
-        torch.manual_seed(0)
-        save_checkpoint(build(kind, C=C).eval(), {"seed": 11, "selected_step": 750}, ModelsFolder(tmp))
-    shutil.copy(MODELS.audit, tmp / "corpus_audit.json")
-    return tmp
 
 
 @pytest.fixture(scope="module")

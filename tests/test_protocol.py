@@ -2,7 +2,7 @@
 overfits. The smoke-profile checks of clipping and optimizer settings live in
 tests/test_train.py (they watch the smoke run that file trains once).
 
-PROTOCOL_OPTIMIZER and PROTOCOL_CLIP_NORM are the specification (README,
+PROTOCOL_OPTIMIZER and PROTOCOL_CLIP_NORM (tests/support/protocol.py) are the specification (README,
 "The models"; the course: four heads reuse the one-head learning rate and
 weight decay, frozen before any test scoring). They are typed here on purpose,
 apart from models/train.py, so that a change to the code's table fails a test.
@@ -23,9 +23,7 @@ from models.corpus import Profile, prepare, split_of
 from models.nets import KINDS, LABELS
 from models.tokenizer import normalize
 from models.train import aggregate, eval_steps, mean_loss, optimizer_settings, validation_slice
-
-PROTOCOL_OPTIMIZER = {"mlp": (1e-3, 1e-4), "attn1": (3e-3, 1e-3), "attn4": (3e-3, 1e-3)}
-PROTOCOL_CLIP_NORM = 1.0
+from support.protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 
 
 def test_optimizer_settings_follow_the_protocol():

@@ -14,7 +14,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from mini_site import CONTENT, run_build
+
+from support.builds import CONTENT, run_build
 
 DECKS = sorted(p.stem for p in (CONTENT / "decks").glob("*.md"))
 

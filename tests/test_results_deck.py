@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 
-from deck_helpers import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
+from support.decks import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
 
 SLUG = "results"
 

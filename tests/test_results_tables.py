@@ -12,7 +12,6 @@ import xml.etree.ElementTree as ET
 
 import pytest
 import torch
-from test_part3_tables import make_models_dir
 
 from common.layout import MODELS, ModelsFolder
 from common.settings import ROOT
@@ -25,6 +24,7 @@ from export.tables.results.model import attention_rows
 from models.checkpoints import load_checkpoint
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID, PAD_ID
+from support.builds import make_models_dir
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -9,7 +9,6 @@ import os
 import shutil
 
 import pytest
-from mini_site import run_build, snapshot
 
 from common import publish
 from common.publish import MARKER, OutputRefused, check_out
@@ -18,6 +17,7 @@ from export import pipeline
 from export.pipeline import ExportError
 from site_builder.assemble import BuildError
 from site_builder.build import Inputs, build
+from support.builds import run_build, snapshot
 
 
 @pytest.fixture

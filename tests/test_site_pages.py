@@ -10,9 +10,9 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import build_of, wait_kept
 
 from common.settings import ROOT
+from support.pages import build_of, wait_kept
 
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 

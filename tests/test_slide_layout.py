@@ -23,10 +23,10 @@ import json
 import re
 
 import pytest
-from slide_metrics import GOALS, PHONE, SHOW_SLIDE, SLIDE, measure_deck, open_deck
 
 from common.settings import ROOT, TABLES_DIR
 from common.typeface import PHONE_MIN_PX, SLIDE_MIN_PX
+from support.slide_metrics import GOALS, PHONE, SHOW_SLIDE, SLIDE, measure_deck, open_deck
 
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 PHONE_VIEW = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}

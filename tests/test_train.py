@@ -7,7 +7,6 @@ import statistics
 
 import pytest
 import torch
-from test_protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from common.layout import MODELS, ModelsFolder
@@ -17,6 +16,7 @@ from models.corpus import PROFILES, prepare
 from models.nets import KINDS, build, count_parameters
 from models.trace import load_trace
 from models.train import aggregate, mean_loss, run_protocol, validation_slice
+from support.protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 
 # The smoke profile (what CI trains), with the checkpoint seed only.
 SMOKE = dataclasses.replace(PROFILES["smoke"], seeds=(11,))

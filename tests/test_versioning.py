@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 import re
 
-from mini_site import run_build
-
 from site_builder import versioning
 from site_builder.versioning import VERSION_FILE, stamp_text
+from support.builds import run_build
 
 FILES = {"core/dom.js", "lab/lab.js", "lab/worker.js", "assets/site.css", "tables/t.json", "vendor/k/f.woff2"}
 

@@ -17,12 +17,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import wait_kept
 
 from common.chromium import evaluate
 from common.publish import MARKER, staging_dir, swap_in
 from site_builder import versioning
 from site_builder.static_server import start_server
+from support.pages import wait_kept
 
 MODULE = re.compile(r"^(import|export) ", re.M)
 

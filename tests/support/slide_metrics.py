@@ -1,7 +1,7 @@
 """Every slide measured the way ../shared/tools/look.py measures it (issue 20),
 for tests/test_slide_layout.py and for a report by hand:
 
-    PYTHONPATH=$PWD .venv/bin/python tests/slide_metrics.py [SITE_DIR]
+    PYTHONPATH=$PWD .venv/bin/python tests/support/slide_metrics.py [SITE_DIR]
 
 prints, per deck, how many slides meet each goal: smallest text >= 18 px,
 at most 90 prose words (outside tables, code, figures and math), a figure or
@@ -210,5 +210,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     raise SystemExit(main(sys.argv[1:]))

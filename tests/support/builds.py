@@ -1,5 +1,6 @@
 """A small site for the build tests: two decks, the real maps, the index and
-one table (the ``mini`` fixture in conftest.py), and how to build it."""
+one table (the ``mini`` fixture in conftest.py), and how to build it; and a
+models/ folder of randomly initialised checkpoints (``make_models_dir``)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,16 @@ import json
 import shutil
 from pathlib import Path
 
+import torch
+
+from common.layout import MODELS, ModelsFolder
 from common.settings import ROOT
+from models.checkpoints import save_checkpoint
+from models.nets import build
 from site_builder.__main__ import main
 
 CONTENT = ROOT / "content"
+VOCAB = MODELS.vocab
 
 MINI_DECK = """+++
 title = "Mini deck"
@@ -72,3 +79,17 @@ def make_mini(tmp_path: Path) -> tuple[Path, Path, Path]:
     tables.mkdir()
     (tables / "mini.json").write_text(json.dumps({"x": 0.123456, "t": {"header": ["a", "b"], "rows": [[1, 2.5]]}}))
     return content, tables, tmp_path / "build" / "site"
+
+
+def make_models_dir(tmp: Path, kinds=("mlp", "attn1", "attn4")) -> Path:
+    """A models/ folder with randomly initialised checkpoints (seed 0) over the
+    real course vocabulary, in the committed file layout."""
+    ckpt = tmp / "checkpoints"
+    ckpt.mkdir(parents=True)
+    shutil.copy(VOCAB, ckpt / "vocab.json")
+    C = len(json.loads(VOCAB.read_text(encoding="utf-8")))
+    for kind in kinds:
+        torch.manual_seed(0)
+        save_checkpoint(build(kind, C=C).eval(), {"seed": 11, "selected_step": 750}, ModelsFolder(tmp))
+    shutil.copy(MODELS.audit, tmp / "corpus_audit.json")
+    return tmp

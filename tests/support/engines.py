@@ -9,7 +9,7 @@ downloaded here):
   (``xvfb-run``).
 
 Both give the same small page object, enough for the lab helpers of
-tests/test_lab_browser.py: ``goto``, ``reload``, ``evaluate(function_source,
+tests/support/lab.py: ``goto``, ``reload``, ``evaluate(function_source,
 arg)`` and ``wait_for_function``. Values cross as JSON (typed arrays as
 arrays). Neither driver reports page errors in the same way (WebKitWebDriver has
 no log at all), so the tests serve a copy of the site whose pages first load
@@ -28,7 +28,7 @@ import subprocess
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BRIDGE = ROOT / "tests" / "firefox_bridge.mjs"
 FIREFOX = os.environ.get("FIREFOX", "/usr/bin/firefox-esr")
 WEBKIT_DRIVER = os.environ.get("WEBKIT_DRIVER", "/usr/bin/WebKitWebDriver")

@@ -1,0 +1,83 @@
+"""Page helpers for the browser tests: a watch on console errors and requests
+leaving the origin, a copy of the site made of links, waits for a promise and
+for the service worker's cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+from common.settings import SITE_ONNX
+
+
+class PageWatch:
+    """Collects console errors, page errors and requests leaving the origin."""
+
+    def __init__(self, page, origin: str):
+        self.page, self.origin = page, origin
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("request", self._request)
+
+    def _request(self, req):
+        u = urlparse(req.url)
+        if u.scheme in ("data", "blob", "about"):
+            return
+        if f"{u.scheme}://{u.netloc}" != self.origin:
+            self.outside.append(req.url)
+
+    def assert_clean(self):
+        assert not self.errors, f"console errors: {self.errors}"
+        assert not self.outside, f"requests outside the origin: {self.outside}"
+
+
+def linked_site(site_dir: Path, root: Path, skip=()) -> Path:
+    """root/site: a copy of the built site made of symlinks, with a real onnx/
+    folder whose files are links too, except the names in ``skip`` (the caller
+    writes its own version of those)."""
+    site = root / "site"
+    site.mkdir()
+    for entry in site_dir.iterdir():
+        if entry.name != SITE_ONNX:
+            os.symlink(entry, site / entry.name)
+    (site / SITE_ONNX).mkdir()
+    for f in (site_dir / SITE_ONNX).iterdir():
+        if f.name not in skip:
+            os.symlink(f, site / SITE_ONNX / f.name)
+    return site
+
+
+def wait_for_promise(page, fn: str, arg=None, timeout_s: float = 30, what: str = "") -> None:
+    """Poll the async function ``fn`` (JavaScript source) in ``page`` until it
+    resolves to a truthy value. (Playwright's wait_for_function does not await
+    a promise: a pending one is truthy, so it returns at once.)"""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(fn, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what or fn}")
+        page.wait_for_timeout(200)
+
+
+def build_of(site: Path) -> str:
+    """The build id of a built site (site_builder.versioning)."""
+    return json.loads((site / "version.json").read_text(encoding="utf-8"))["build"]
+
+
+def wait_kept(page, build: str, paths, timeout_s: float = 60) -> None:
+    """Wait until the service worker's cache of ``build`` holds each path: a
+    page under its path, any other file under its path and ?v=<build>."""
+    for path in paths:
+        key = path if path.endswith((".html", "/")) else f"{path}?v={build}"
+        wait_for_promise(
+            page,
+            """async ([name, key]) => (await caches.has(name))
+                && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
+            [f"attention-course-shell-{build}", key],
+            timeout_s,
+            f"{key} in the offline cache of build {build}",
+        )
