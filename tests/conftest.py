@@ -87,3 +87,19 @@ def references(site_dir):
         name: json.loads((onnx / f"{name}.json").read_text(encoding="utf-8"))
         for name in ("metadata", "parity", "presets")
     }
+
+
+@pytest.fixture(scope="session")
+def deck_walk(browser, site_url):
+    """``deck_walk(slug, size)``: the one walk of a deck at "1280x720" or
+    "390x844" (support/walks.py), made the first time a test asks for it."""
+    from support.walks import walk_deck
+
+    walks = {}
+
+    def get(slug: str, size: str = "1280x720"):
+        if (slug, size) not in walks:
+            walks[slug, size] = walk_deck(browser, site_url, slug, size)
+        return walks[slug, size]
+
+    return get

@@ -57,21 +57,6 @@ def open_deck(page, site_url, slug, query=""):
     page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
 
 
-SOURCED = """() => [...document.querySelectorAll('[data-source]')].map(el => ({
-  source: el.dataset.source, digits: Number(el.dataset.digits || 4), kind: el.dataset.kind ? el.dataset.kind
-    : el.tagName === 'TABLE' ? 'table'
-    : el.classList.contains('bars') ? 'bars' : el.classList.contains('unavailable') ? 'unavailable' : 'other',
-  text: el.textContent.trim(), len: el.dataset.digits === 'len',
-  rows: [...el.querySelectorAll('tbody tr')].map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent)),
-  bars: [...el.querySelectorAll('.bar-value')].map(s => s.textContent),
-  labels: [...el.querySelectorAll('.bar-label')].map(s => s.textContent),
-}))"""
-
-
-COMPARED = """() => [...document.querySelectorAll('.cmp')].map(el => ({
-  a: el.dataset.a, b: el.dataset.b, words: el.dataset.words, text: el.textContent }))"""
-
-
 def test_index_links_every_deck_the_code_and_the_lab(page, site_url, site_dir):
     page.goto(f"{site_url}/index.html")
     page.wait_for_load_state("load")
@@ -108,10 +93,10 @@ def test_deck_loads_clean_and_the_keyboard_reaches_the_last_slide(page, site_url
 
 
 @pytest.mark.parametrize("slug", DECKS)
-def test_every_sourced_value_shows_the_json_values(page, site_url, site_dir, slug):
-    open_deck(page, site_url, slug)
+def test_every_sourced_value_shows_the_json_values(deck_walk, site_dir, slug):
+    walk = deck_walk(slug, "1280x720")
     checked = numbers = 0
-    for el in page.evaluate(SOURCED):
+    for el in walk.sourced:
         value = lookup(site_dir, el["source"])
         if el["kind"] == "unavailable":
             assert isinstance(value, dict) and value.get("available") is False, el["source"]
@@ -138,13 +123,13 @@ def test_every_sourced_value_shows_the_json_values(page, site_url, site_dir, slu
         checked += 1
     assert numbers >= 5, f"{slug}: only {numbers} numbers in the prose name their JSON source"
     # every direction word (m.compare) matches the values it compares
-    for c in page.evaluate(COMPARED):
+    for c in walk.compared:
         a, b = lookup(site_dir, c["a"]), lookup(site_dir, c["b"])
         less, more, same = c["words"].split("|")
         assert c["text"] == (less if a < b else more if a > b else same), (c["a"], c["b"])
     if slug == "maps":
         assert checked >= 40
-    page.watch.assert_clean()
+    walk.assert_clean()
 
 
 def test_maps_deck_has_no_table_without_a_json_source(page, site_url):

@@ -26,20 +26,16 @@ import pytest
 
 from common.settings import ROOT, TABLES_DIR
 from common.typeface import PHONE_MIN_PX, SLIDE_MIN_PX
-from support.slide_metrics import GOALS, PHONE, SHOW_SLIDE, SLIDE, measure_deck, open_deck
+from support.slide_metrics import GOALS, SHOW_SLIDE, open_deck
 
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 PHONE_VIEW = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
 @pytest.fixture(scope="module")
-def wide(browser, site_url):
-    """Every slide of every deck at 1280x720, all fragments shown."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    out = {slug: measure_deck(page, site_url, slug, SLIDE) for slug in DECKS}
-    context.close()
-    return out
+def wide(deck_walk):
+    """Every slide of every deck at 1280x720, all fragments shown (the session's one walk per deck)."""
+    return {slug: deck_walk(slug, "1280x720").slides for slug in DECKS}
 
 
 @pytest.fixture
@@ -111,10 +107,11 @@ def test_every_figure_label_is_at_least_18_units():
 
 # ---------------------------------------------------------------- a phone: 390x844
 @pytest.mark.parametrize("slug", DECKS)
-def test_a_deck_reads_on_a_phone(phone, site_url, slug):
-    slides = measure_deck(phone, site_url, slug, PHONE, settle_ms=80)
-    assert phone.evaluate("document.documentElement.classList.contains('deck-phone')")
-    assert phone.evaluate("Reveal.isScrollView ? !Reveal.isScrollView() : true"), "reveal's scroll view is on"
+def test_a_deck_reads_on_a_phone(deck_walk, slug):
+    walk = deck_walk(slug, "390x844")
+    slides = walk.slides
+    assert walk.phone_class
+    assert not walk.scroll_view, "reveal's scroll view is on"
     problems = []
     for i, s in enumerate(slides):
         if s["scale"] != 1:
@@ -128,7 +125,7 @@ def test_a_deck_reads_on_a_phone(phone, site_url, slug):
             if needed and not (button and button["inside"] and min(button["w"], button["h"]) >= 40):
                 problems.append(f"{s['n']}: no {name} button to tap ({button})")
     assert not problems, problems
-    assert not phone.errors, phone.errors
+    assert not walk.errors, walk.errors
 
 
 def _swipe(page, x0, y0, x1, y1):
@@ -195,23 +192,10 @@ def test_the_reading_view_has_contents_and_marks_what_scrolls_sideways(phone, si
 # ---------------------------------------------------------------- axe on every slide
 @pytest.mark.parametrize("size", ["1280x720", "390x844"])
 @pytest.mark.parametrize("slug", DECKS)
-def test_every_slide_passes_axe(browser, site_url, slug, size):
-    width, height = (int(x) for x in size.split("x"))
-    small = width < 700
-    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=small, has_touch=small)
-    page = context.new_page()
-    open_deck(page, f"{site_url}/decks/{slug}.html")
-    page.add_script_tag(path=str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
-    bad = []
-    for i in range(page.evaluate("Reveal.getTotalSlides()")):
-        page.evaluate(SHOW_SLIDE, i)
-        if page.evaluate("Reveal.getCurrentSlide().querySelector('.fragment') !== null"):
-            page.wait_for_timeout(400)  # fragments fade in
-        found = page.evaluate("""async () => (await axe.run(Reveal.getCurrentSlide())).violations
-            .filter(v => ['serious', 'critical'].includes(v.impact))
-            .map(v => v.id + ' ' + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(', '))""")
-        bad += [f"slide {i + 1}: {v}" for v in found]
-    context.close()
+def test_every_slide_passes_axe(deck_walk, slug, size):
+    walk = deck_walk(slug, size)
+    assert walk.slides
+    bad = [f"slide {s['n']}: {v}" for s in walk.slides for v in s["axe"]] + [f"page: {v}" for v in walk.axe_document]
     assert not bad, bad
 
 

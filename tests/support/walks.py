@@ -1,0 +1,152 @@
+"""One walk per deck per viewport: every slide of a deck shown once (all its
+fragments), measured the way look.py measures it (support/slide_metrics.py)
+and checked by axe-core in the same visit, with the deck's console errors,
+its sourced values and its comparison words collected on the way.
+
+The tests assert over what a walk collected (``deck_walk`` in conftest.py
+caches one walk per deck and viewport for the whole session): the layout
+tests of test_slide_layout.py (text sizes, words, pictures, overflow, the
+phone's scale and buttons, axe at both sizes) and the provenance tests of
+test_site_pages.py (every sourced value, every comparison word).
+
+Waits wait for a named condition, never a fixed time: reveal.js ready, the
+widgets ready, the fonts loaded, and on each slide every finite animation or
+transition finished (fragments fade in); a timeout says what it waited for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from common.settings import ROOT
+
+from .pages import PageWatch
+from .slide_metrics import PHONE, SHOW_SLIDE, SLIDE
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SIZES = {
+    "1280x720": {"viewport": {"width": 1280, "height": 720}},
+    "390x844": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 1,
+    },
+}
+OPEN_TIMEOUT_MS = 60_000
+SETTLE_TIMEOUT_MS = 10_000
+
+# every data-source element (a value the build printed from build/tables) and
+# every comparison word (m.compare), as the page shows them
+SOURCED = """() => [...document.querySelectorAll('[data-source]')].map(el => ({
+  source: el.dataset.source, digits: Number(el.dataset.digits || 4), kind: el.dataset.kind ? el.dataset.kind
+    : el.tagName === 'TABLE' ? 'table'
+    : el.classList.contains('bars') ? 'bars' : el.classList.contains('unavailable') ? 'unavailable' : 'other',
+  text: el.textContent.trim(), len: el.dataset.digits === 'len',
+  rows: [...el.querySelectorAll('tbody tr')].map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent)),
+  bars: [...el.querySelectorAll('.bar-value')].map(s => s.textContent),
+  labels: [...el.querySelectorAll('.bar-label')].map(s => s.textContent),
+}))"""
+
+COMPARED = """() => [...document.querySelectorAll('.cmp')].map(el => ({
+  a: el.dataset.a, b: el.dataset.b, words: el.dataset.words, text: el.textContent }))"""
+
+# resolves when no finite animation or transition of the current slide is
+# running (its fragments fade in), or rejects naming the wait; reveal's own
+# controls (the "next" arrow bounces for 100 s) are not on the slide
+SETTLED = """async (timeout) => {
+  const start = performance.now();
+  const busy = () => Reveal.getCurrentSlide().getAnimations({subtree: true}).filter(a => a.playState === 'running'
+    && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+  await new Promise(requestAnimationFrame);
+  while (busy().length) {
+    if (performance.now() - start > timeout) {
+      throw new Error(`slide ${Reveal.getIndices().h}: animations still running after ${timeout} ms: `
+        + busy().map(a => a.animationName || a.transitionProperty || a.constructor.name).join(', '));
+    }
+    await Promise.all(busy().map(a => a.finished.catch(() => null)));
+    await new Promise(requestAnimationFrame);
+  }
+  return true;
+}"""
+
+SERIOUS = """(violations) => violations.filter(v => ['serious', 'critical'].includes(v.impact))
+    .map(v => v.id + ' ' + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(', '))"""
+
+# axe on the current slide with the deck's other slides taken out of the
+# document while it runs (put back, the same nodes, before it returns): axe
+# flattens the whole document on every run, so a 57-slide deck made each run
+# eight times slower for the same violations. What needs the whole document
+# (ids unique across slides, references between them) is checked once per
+# walk by AXE_DOCUMENT.
+AXE_SLIDE = (
+    """async () => {
+  const current = Reveal.getCurrentSlide();
+  const others = [...document.querySelectorAll('.slides > section')].filter(s => !s.contains(current));
+  const marks = others.map(s => { const m = document.createComment('walk'); s.replaceWith(m); return [m, s]; });
+  try {
+    const found = (await axe.run(current, {resultTypes: ['violations']})).violations;
+    return ("""
+    + SERIOUS
+    + """)(found);
+  } finally {
+    for (const [m, s] of marks) m.replaceWith(s);
+  }
+}"""
+)
+
+AXE_DOCUMENT = (
+    """async () => (""" + SERIOUS + """)((await axe.run(document, {resultTypes: ['violations']})).violations)"""
+)
+
+
+@dataclass
+class DeckWalk:
+    slug: str
+    size: str
+    slides: list[dict] = field(default_factory=list)  # per slide: the metrics, "axe" (serious/critical), "n"
+    axe_document: list[str] = field(default_factory=list)  # serious/critical on the whole deck page, first slide
+    errors: list[str] = field(default_factory=list)  # console and page errors while the deck was open
+    outside: list[str] = field(default_factory=list)  # requests that left the site's origin
+    sourced: list[dict] = field(default_factory=list)
+    compared: list[dict] = field(default_factory=list)
+    phone_class: bool = False
+    scroll_view: bool = False
+
+    def assert_clean(self) -> None:
+        assert not self.errors, f"{self.slug} at {self.size}: console errors: {self.errors}"
+        assert not self.outside, f"{self.slug} at {self.size}: requests outside the origin: {self.outside}"
+
+
+def open_walked_deck(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=OPEN_TIMEOUT_MS)
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined", timeout=OPEN_TIMEOUT_MS)
+    page.wait_for_function("document.fonts.status === 'loaded'", timeout=OPEN_TIMEOUT_MS)
+
+
+def walk_deck(browser, site_url: str, slug: str, size: str) -> DeckWalk:
+    """Open ``slug`` at ``size`` in a fresh context and visit every slide once."""
+    context = browser.new_context(**SIZES[size])
+    page = context.new_page()
+    walk = DeckWalk(slug, size)
+    watch = PageWatch(page, site_url)
+    walk.errors, walk.outside = watch.errors, watch.outside
+    try:
+        open_walked_deck(page, f"{site_url}/decks/{slug}.html")
+        walk.sourced = page.evaluate(SOURCED)
+        walk.compared = page.evaluate(COMPARED)
+        walk.phone_class = page.evaluate("document.documentElement.classList.contains('deck-phone')")
+        walk.scroll_view = page.evaluate("Reveal.isScrollView ? Reveal.isScrollView() : false")
+        page.add_script_tag(path=str(AXE))
+        walk.axe_document = page.evaluate(AXE_DOCUMENT)
+        metrics = PHONE if size == "390x844" else SLIDE
+        for i in range(page.evaluate("Reveal.getTotalSlides()")):
+            page.evaluate(SHOW_SLIDE, i)
+            page.evaluate(SETTLED, SETTLE_TIMEOUT_MS)
+            found = dict(page.evaluate(metrics), n=i + 1)
+            found["axe"] = page.evaluate(AXE_SLIDE)
+            walk.slides.append(found)
+    finally:
+        context.close()
+    return walk
