@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from export.exercises import answer
+from support.pages import PageWatch
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = tomllib.loads((ROOT / "content" / "exercises.toml").read_text(encoding="utf-8"))
@@ -70,11 +71,15 @@ def check(page, field, text: str) -> None:
     page.keyboard.press("Enter")
 
 
-def open_in_deck(page, site_url: str, exercise_id: str) -> int:
-    deck = CATALOG[exercise_id]["deck"]
+def open_deck_with_seed(page, site_url: str, deck: str) -> None:
     page.goto(f"{site_url}/decks/{deck}.html?seed={SEED}")
     page.wait_for_function("window.Reveal && Reveal.isReady()")
     page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+
+
+def open_box(page, exercise_id: str) -> int:
+    """Go to the exercise's slide and open its box from the keyboard; its slide index."""
+    page.evaluate("document.querySelectorAll('details.exercise-box[open]').forEach((d) => { d.open = false; })")
     slide = page.evaluate(
         f"""[...document.querySelectorAll('.slides > section')]
             .findIndex(s => s.querySelector("[data-exercise='{exercise_id}']"))"""
@@ -89,9 +94,34 @@ def open_in_deck(page, site_url: str, exercise_id: str) -> int:
     return slide
 
 
+def open_in_deck(page, site_url: str, exercise_id: str) -> int:
+    open_deck_with_seed(page, site_url, CATALOG[exercise_id]["deck"])
+    return open_box(page, exercise_id)
+
+
+@pytest.fixture(scope="module")
+def deck_pages(browser, site_url):
+    """One page per deck opened at ?seed=SEED, shared by its exercises (each
+    exercise is tried once, so each starts from the seed's numbers)."""
+    context = browser.new_context()
+    pages = {}
+
+    def get(deck: str):
+        if deck not in pages:
+            pg = context.new_page()
+            pg.watch = PageWatch(pg, site_url)
+            open_deck_with_seed(pg, site_url, deck)
+            pages[deck] = pg
+        return pages[deck]
+
+    yield get
+    context.close()
+
+
 @pytest.mark.parametrize("exercise_id", IDS)
-def test_exercise_in_its_deck_by_keyboard(page, site_url, exercise_id):
-    slide = open_in_deck(page, site_url, exercise_id)
+def test_exercise_in_its_deck_by_keyboard(deck_pages, exercise_id):
+    page = deck_pages(CATALOG[exercise_id]["deck"])
+    slide = open_box(page, exercise_id)
     ex = page.locator(f"[data-exercise='{exercise_id}']")
     assert ex.get_attribute("data-mounted") == "true"
     assert ex.locator("input").count() == 1
