@@ -47,6 +47,24 @@ def browser(playwright_instance):
     b.close()
 
 
+@pytest.fixture(scope="session")
+def shared_lab(browser, site_url):
+    """One WASM lab for the whole session, loaded once; tests take it through a
+    fixture that calls support.lab.reset_lab (controls back to their start-up
+    values, no job running, a clean status). Tests that need a broken,
+    offline, first-visit, phone or throttled lab open their own."""
+    from support.lab import SNAPSHOT, open_lab
+
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = context.new_page()
+    pg.watch = PageWatch(pg, site_url)
+    status = open_lab(pg, site_url, "?backend=wasm")
+    assert status["ok"], status
+    pg.defaults = pg.evaluate(SNAPSHOT)
+    yield pg
+    context.close()
+
+
 @pytest.fixture
 def page(browser, site_url):
     context = browser.new_context()

@@ -15,8 +15,8 @@ import pytest
 from common.chromium import evaluate
 from common.settings import SITE_ONNX
 from site_builder.static_server import Handler, start_server
-from support.lab import open_lab
-from support.pages import PageWatch, linked_site
+from support.lab import reset_lab
+from support.pages import linked_site
 
 KINDS = ["mlp", "attn1", "attn4"]
 # The lab's budget is 100 ms of main-thread work at a time; the test allows 250 ms because the
@@ -31,13 +31,8 @@ new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__
 
 
 @pytest.fixture(scope="module")
-def lab(browser, site_url):
-    context = browser.new_context()
-    page = context.new_page()
-    page.watch = PageWatch(page, site_url)
-    assert open_lab(page, site_url, "?backend=wasm")["ok"]
-    yield page
-    context.close()
+def lab(shared_lab):
+    return reset_lab(shared_lab, {"width": 1280, "height": 720})
 
 
 def rejection(page, body: str, arg=None) -> str:

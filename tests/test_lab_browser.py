@@ -21,20 +21,20 @@ from export.parity import attention_matrices, teacher_forced
 from models.checkpoints import load_checkpoint
 from models.tokenizer import UNK_ID, tokenize
 from site_builder.serve import start_server
-from support.lab import BACKENDS, KINDS, TOLERANCE, open_lab, score_texts
+from support.lab import BACKENDS, KINDS, TOLERANCE, open_lab, reset_lab, score_texts
 from support.pages import PageWatch, linked_site
 
 
 @pytest.fixture(scope="module")
-def lab(browser, site_url):
-    """One lab page shared by the parity tests (loading the models once)."""
-    context = browser.new_context()
-    page = context.new_page()
-    page.watch = PageWatch(page, site_url)
-    status = open_lab(page, site_url)
-    assert status["ok"], status
-    yield page
-    context.close()
+def lab(shared_lab):
+    """The session's lab page, shared by the parity tests (the models loaded once)."""
+    return reset_lab(shared_lab, {"width": 1280, "height": 720})
+
+
+@pytest.fixture
+def fresh(lab):
+    """The shared lab, reset before this test: for the tests that drive the page's controls."""
+    return reset_lab(lab)
 
 
 # ---------------------------------------------------------------- loading
@@ -72,8 +72,8 @@ def test_page_loads_clean_with_webgpu_and_shows_results(page, site_url, referenc
     page.watch.assert_clean()
 
 
-def test_dataset_presets_show_their_source_story(page, site_url, references):
-    open_lab(page, site_url)
+def test_dataset_presets_show_their_source_story(fresh, references):
+    page = fresh
     presets = references["presets"]
     train = next(p for p in presets if p["group"] == "Training story")
     page.select_option("#preset", train["id"])
@@ -116,8 +116,11 @@ def test_browser_logits_match_pytorch(lab, references, backend):
     assert not lab.watch.errors and not lab.watch.outside
 
 
+# WebGPU decodes every preset greedily here; sampling on WebGPU is checked on the
+# held-out preset by test_single_prompt_generation_matches_python (the decoding
+# rules themselves do not depend on the backend: web/core, on WASM here)
 @pytest.mark.parametrize(
-    "backend,mode", [(b, m) for b in BACKENDS for m in ("greedy", "sampled")] + [("wasm", "filtered")]
+    "backend,mode", [("wasm", "greedy"), ("wasm", "sampled"), ("wasm", "filtered"), ("webgpu", "greedy")]
 )
 def test_browser_continuations_match_python(lab, references, backend, mode):
     """Every preset, every model: the lab's decoding loop on browser logits gives
@@ -277,8 +280,8 @@ def test_browser_tokenizer_matches_python(lab, vocab):
 # ---------------------------------------------------------------- the page itself
 
 
-def test_token_preview_marks_unknown_words(page, site_url, vocab):
-    open_lab(page, site_url)
+def test_token_preview_marks_unknown_words(fresh, vocab):
+    page = fresh
     prompt = "The zyxqv dragon walked to the quasar, slowly."
     page.fill("#prompt", prompt)
     page.wait_for_function("document.querySelector('#preset').value === 'custom'")
@@ -311,8 +314,8 @@ HOSTILE = {
 }
 
 
-def test_hostile_prompts_are_text_and_are_cropped(page, site_url, vocab):
-    open_lab(page, site_url)
+def test_hostile_prompts_are_text_and_are_cropped(fresh, vocab):
+    page = fresh
     scripts_before = page.locator("script").count()
     for name, prompt in HOSTILE.items():
         page.evaluate(
@@ -363,8 +366,9 @@ def test_hostile_prompts_are_text_and_are_cropped(page, site_url, vocab):
     page.watch.assert_clean()
 
 
-def test_stop_ends_a_long_generation(page, site_url):
-    open_lab(page, site_url, "?backend=webgpu")
+def test_stop_ends_a_long_generation(fresh):
+    page = fresh
+    page.select_option("#backend", "webgpu")  # WebGPU on SwiftShader: slow enough to stop half way
     page.fill("#prompt", "Once upon a time, there was a little girl who loved to")
     page.fill("#limit", "256")
     page.click("#generate")
@@ -380,8 +384,8 @@ def test_stop_ends_a_long_generation(page, site_url):
     page.watch.assert_clean()
 
 
-def test_inspect_a_step_shows_top10_and_attention(page, site_url, references, vocab):
-    open_lab(page, site_url, "?backend=wasm")
+def test_inspect_a_step_shows_top10_and_attention(fresh, references, vocab):
+    page = fresh
     preset = next(p for p in references["presets"] if p["group"] == "Held-out test story")
     result = evaluate(
         page, "return await window.lab.generate({prompt: arg, mode: 'greedy', limit: 24});", preset["prompt"]

@@ -12,19 +12,15 @@ import pytest
 
 from common.chromium import evaluate
 from export.decoding import context_window, start_history
-from support.lab import KINDS, open_lab
+from support.lab import KINDS, reset_lab
 
 PROMPT = "the cat sat on the mat"
 SCALES = "const m = await import(new URL('../core/inspect.js', location.href).href);"
 
 
 @pytest.fixture(scope="module")
-def lab(browser, site_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    assert open_lab(page, site_url, "?backend=wasm")["ok"]
-    yield page
-    context.close()
+def lab(shared_lab):
+    return reset_lab(shared_lab, {"width": 1280, "height": 900})
 
 
 @pytest.fixture(scope="module")

@@ -14,22 +14,15 @@ from common.chromium import evaluate
 from export.ablation import ablated_teacher_forced, attention_steps, hide_window, step_logits
 from export.decoding import greedy_choice, start_history
 from models.tokenizer import EOS_ID
-from support.lab import BACKENDS, KINDS, open_lab
+from support.lab import BACKENDS, KINDS, reset_lab
 
 HEADS_OFF = {"attn1": [0], "attn4": [1, 3]}
 TOLERANCE = 1e-5
 
 
 @pytest.fixture(scope="module")
-def lab(browser, site_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    from support.pages import PageWatch
-
-    page.watch = PageWatch(page, site_url)
-    assert open_lab(page, site_url, "?backend=wasm")["ok"]
-    yield page
-    context.close()
+def lab(shared_lab):
+    return reset_lab(shared_lab, {"width": 1280, "height": 800})
 
 
 def story(references, group="Held-out test story"):

@@ -16,7 +16,7 @@ from common.chromium import evaluate, launch
 from common.settings import SITE_ONNX, TOKEN_LIMIT
 from site_builder.serve import start_server
 from site_builder.static_server import Handler
-from support.lab import open_lab
+from support.lab import open_lab, reset_lab
 from support.pages import PageWatch, build_of, linked_site, wait_kept
 
 KINDS = ["mlp", "attn1", "attn4"]
@@ -157,13 +157,8 @@ def test_file_url_says_how_to_serve(browser, site_dir):
 
 
 @pytest.fixture(scope="module")
-def wasm_lab(browser, site_url):
-    context = browser.new_context()
-    page = context.new_page()
-    page.watch = PageWatch(page, site_url)
-    assert open_lab(page, site_url, "?backend=wasm")["ok"]
-    yield page
-    context.close()
+def wasm_lab(shared_lab):
+    return reset_lab(shared_lab, {"width": 1280, "height": 720})
 
 
 def works(page):

@@ -17,7 +17,7 @@ import torch
 from common.chromium import evaluate
 from export.decoding import BANNED, context_window, kept_ids, sampling_weights, start_history
 from models.tokenizer import detokenize, tokenize
-from support.lab import AXE, KINDS, open_lab
+from support.lab import AXE, KINDS, open_lab, reset_lab
 
 ROOT = Path(__file__).resolve().parent.parent
 # What each stop reason must be called on the page (web/lab/view.js STOP_LABELS).
@@ -30,15 +30,8 @@ STOP_LABELS = {
 
 
 @pytest.fixture(scope="module")
-def lab(browser, site_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    from support.pages import PageWatch
-
-    page.watch = PageWatch(page, site_url)
-    assert open_lab(page, site_url, "?backend=wasm")["ok"]
-    yield page
-    context.close()
+def lab(shared_lab):
+    return reset_lab(shared_lab, {"width": 1280, "height": 900})
 
 
 def set_value(page, selector: str, value: str):

@@ -8,14 +8,16 @@ from __future__ import annotations
 from urllib.parse import urljoin
 
 from common.settings import ROOT
-from support.decks import assert_deck_text_clean, open_deck, slide_with, table, walk_to_last_slide
+from support.decks import assert_deck_text_clean, open_deck, slide_with, table
 
 SLUG = "part3"
 
 
 def test_part3_walks_to_the_last_slide_cleanly(page, site_url, site_dir):
+    # the keyboard walk to the last slide: test_site_pages (every deck); every
+    # slide shown, with its console errors: the deck walks (support/walks.py)
     open_deck(page, site_url, SLUG)
-    total = walk_to_last_slide(page)
+    total = page.evaluate("Reveal.getTotalSlides()")
     assert total >= 20
     # the last slide is the way into the live comparison
     assert page.locator(".slides > section").nth(total - 1).locator("a.lab-link").count() == 1

@@ -30,17 +30,6 @@ def slide_with(page, selector: str) -> int:
     return index
 
 
-def walk_to_last_slide(page) -> int:
-    """Press ArrowRight through the deck; returns the slide count."""
-    total = page.evaluate("Reveal.getTotalSlides()")
-    page.locator("body").click(position={"x": 5, "y": 300})
-    fragments = page.evaluate("document.querySelectorAll('.slides .fragment').length")  # each is one press
-    for _ in range(total - 1 + fragments):
-        page.keyboard.press("ArrowRight")
-    assert page.evaluate("Reveal.isLastSlide()")
-    return total
-
-
 def assert_deck_text_clean(page) -> None:
     """No KaTeX error, no rendering leftovers in slide text, no console error and
     no request outside the origin."""

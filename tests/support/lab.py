@@ -25,3 +25,54 @@ def score_texts(references):
     stories = [(p["source"]["text"], True) for p in references["presets"] if p["source"]]
     typed = ('The quantum lecture covered gluons!! <b>Then</b> the little dog said "hi" & ran home. ' * 4, False)
     return stories + [typed, ("x", False)]
+
+
+# the lab's controls (every input, select and textarea of the workbench) as the
+# page set them at start-up, in document order
+CONTROLS = "[...document.querySelectorAll('#workbench input, #workbench select, #workbench textarea')]"
+SNAPSHOT = f"() => {CONTROLS}.map((e) => ({{id: e.id, name: e.name, value: e.value, checked: e.checked}}))"
+# lab.stop(), wait until no job runs (Stop is disabled again), put every
+# control back as it was at start-up (firing the events a learner's edit
+# fires), choose the restored backend through lab.setBackend, wait until
+# Generate is enabled, and return that status
+RESTORE = (
+    """async (saved) => {
+  const until = async (what, ok) => {
+    const start = performance.now();
+    while (!ok()) {
+      if (performance.now() - start > 60000) throw new Error(`reset: still waiting after 60 s for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  window.lab.stop();
+  await until('the running job to stop (Stop disabled)', () => document.querySelector('#stop').disabled);
+  const now = """
+    + CONTROLS
+    + """;
+  if (now.length !== saved.length) throw new Error(`the lab has ${now.length} controls, ${saved.length} at start-up`);
+  saved.forEach((s, i) => {
+    const e = now[i];
+    if (e.id !== s.id || e.name !== s.name) throw new Error(`control ${i} is ${e.id || e.name}, was ${s.id || s.name}`);
+    const radio = e.type === 'radio' || e.type === 'checkbox';
+    if (radio ? e.checked === s.checked : e.value === s.value) return;
+    if (radio) e.checked = s.checked; else e.value = s.value;
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+    e.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  const status = await window.lab.setBackend(document.querySelector('#backend').value);
+  await until('Generate to be enabled', () => !document.querySelector('#generate').disabled);
+  return status;
+}"""
+)
+
+
+def reset_lab(page, viewport: dict | None = None):
+    """The shared lab page back to its start-up controls, at ``viewport``, with
+    no job running and a clean status and watch; returns the page."""
+    assert not page.watch.errors, f"an earlier test left console errors on the shared lab: {page.watch.errors}"
+    assert not page.watch.outside, f"an earlier test left requests outside the origin: {page.watch.outside}"
+    if viewport and page.viewport_size != viewport:
+        page.set_viewport_size(viewport)
+    status = page.evaluate(RESTORE, page.defaults)
+    assert status and status["ok"] and status["backend"] == "wasm", status
+    return page
