@@ -65,6 +65,8 @@ def test_attention_steps_match_pytorch_window_by_window(lab, references, torch_m
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_score_with_heads_off_and_words_hidden_matches_pytorch(lab, references, torch_models, vocab, backend):
     text = story(references)
+    if backend == "webgpu":  # SwiftShader is slow: the story's first 40 words, three scores of them
+        text = " ".join(text.split()[:40])
     ids = vocab.encode(text)
     hide = [2, 5, len(ids)]  # the last position is the newest token for the EOS target only: never hidden there
     opts = {"text": text, "eos": True, "backend": backend}
