@@ -81,10 +81,8 @@ def file_digest(path: Path) -> str | None:
 
 def _key(path: Path, root: Path) -> str:
     """How a file is named in a fingerprint: relative to the root, so that a copy of the project gives the same one."""
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
+    text, prefix = str(path), str(root).rstrip(os.sep) + os.sep
+    return text[len(prefix) :].replace(os.sep, "/") if text.startswith(prefix) else text
 
 
 def _walk(folder: Path) -> list[Path]:
@@ -135,7 +133,7 @@ def expand(patterns: Iterable[str], root: Path) -> dict[str, Path]:
 # ------------------------------------------------------------------ the code a stage runs
 
 
-_IMPORTS: dict[str, frozenset[str]] = {}  # SHA-256 of a source -> the modules it imports
+_IMPORTS: dict[str, tuple[str, ...]] = {}  # SHA-256 of a source -> the modules it imports, with their packages
 
 
 def _module_file(dotted: str, root: Path) -> Path | None:
@@ -147,8 +145,9 @@ def _module_file(dotted: str, root: Path) -> Path | None:
     return None
 
 
-def _imports(path: Path, root: Path, digest: str) -> frozenset[str]:
-    """The absolute names of every module ``path`` imports (any scope, relative ones resolved)."""
+def _imports(path: Path, root: Path, digest: str) -> tuple[str, ...]:
+    """The absolute names of every module ``path`` imports (any scope, relative
+    ones resolved) and of the packages above them, which importing runs too."""
     if digest in _IMPORTS:
         return _IMPORTS[digest]
     try:
@@ -169,13 +168,16 @@ def _imports(path: Path, root: Path, digest: str) -> frozenset[str]:
             if base:
                 names.add(base)
             names.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
-    _IMPORTS[digest] = frozenset(names)
+    prefixes = {".".join(parts[:i]) for parts in (n.split(".") for n in names) for i in range(1, len(parts) + 1)}
+    _IMPORTS[digest] = tuple(sorted(prefixes))
     return _IMPORTS[digest]
 
 
-def code_files(patterns: Iterable[str], root: Path) -> dict[str, Path]:
+def code_files(patterns: Iterable[str], root: Path, modules: dict | None = None) -> dict[str, Path]:
     """The files the patterns name and every project module they import, transitively
-    (a package's ``__init__.py`` with each of its modules)."""
+    (a package's ``__init__.py`` with each of its modules). ``modules``: a cache of
+    module name -> file to share between calls that look at the same tree at once."""
+    modules = {} if modules is None else modules
     todo = list(expand(patterns, root).values())
     found: dict[str, Path] = {}
     while todo:
@@ -184,15 +186,14 @@ def code_files(patterns: Iterable[str], root: Path) -> dict[str, Path]:
         if key in found:
             continue
         found[key] = path
-        digest = file_digest(path)
-        if digest is None or path.suffix != ".py":
+        digest = file_digest(path) if key.endswith(".py") else None
+        if digest is None:
             continue
-        for dotted in _imports(path, root, digest):
-            parts = dotted.split(".")
-            for i in range(1, len(parts) + 1):
-                module = _module_file(".".join(parts[:i]), root)
-                if module is not None and _key(module, root) not in found:
-                    todo.append(module)
+        for name in _imports(path, root, digest):
+            if name not in modules:
+                modules[name] = _module_file(name, root)
+            if modules[name] is not None:
+                todo.append(modules[name])
     return dict(sorted(found.items()))
 
 
@@ -312,9 +313,10 @@ class Runner:
 
     def watched(self) -> dict[str, tuple[int, int]]:
         """key -> (mtime, size) of every input and code file of every stage: what `make serve` polls."""
-        stamps = {}
+        stamps, modules = {}, {}
         for stage in self.stages:
-            for key, path in [*expand(stage.inputs, self.root).items(), *code_files(stage.code, self.root).items()]:
+            code = code_files(stage.code, self.root, modules)
+            for key, path in [*expand(stage.inputs, self.root).items(), *code.items()]:
                 try:
                     st = os.stat(path)
                     stamps[key] = (st.st_mtime_ns, st.st_size)

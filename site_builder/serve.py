@@ -38,7 +38,8 @@ def runner_for(inp: Inputs, site_args: list[str]) -> Runner:
     stages = []
     for stage in STAGES:
         if stage.name == "site":
-            named = [p for p in (inp.content, inp.tables, inp.export, inp.notebooks, inp.web) if p is not None]
+            named = [p for p in (inp.content, inp.tables, inp.export, inp.web) if p is not None]
+            named += [inp.notebooks / "*.ipynb"] if inp.notebooks is not None else []  # what the site copies
             stage = dataclasses.replace(
                 stage,
                 args=tuple(site_args),
@@ -59,12 +60,13 @@ def rebuild(runner: Runner) -> bool:
     return True
 
 
-def watch(runner: Runner, interval: float, stop: threading.Event) -> None:
-    """Poll the stages' inputs; on a change, rerun what is stale. Files a rerun
-    writes itself (under build/) are looked at again too, so an edit made
-    during a rerun is never missed; such a pass reruns nothing and says so quietly."""
+def watch(runner: Runner, interval: float, stop: threading.Event, before: dict | None = None) -> None:
+    """Poll the stages' inputs (``before``: what they were when serving began);
+    on a change, rerun what is stale. Files a rerun writes itself (under build/)
+    are looked at again too, so an edit made during a rerun is never missed;
+    a pass that finds only those reruns nothing and says nothing."""
     build = str(BUILD_DIR.relative_to(ROOT)) + "/"
-    before = runner.watched()
+    before = runner.watched() if before is None else before
     while not stop.wait(interval):
         now = runner.watched()
         if now == before:
@@ -111,7 +113,8 @@ def main(argv=None) -> int:
             print(f"error: cannot serve on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
-    threading.Thread(target=watch, args=(runner, args.interval, stop), daemon=True).start()
+    watched = runner.watched()  # before the "serving" line: an edit made after it is always seen
+    threading.Thread(target=watch, args=(runner, args.interval, stop, watched), daemon=True).start()
     print(f"serving {inp.out} at {url}/ (Ctrl-C to stop)", flush=True)
     try:
         while True:

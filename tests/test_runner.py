@@ -225,3 +225,19 @@ def test_a_stage_imports_the_runners_tree(project):
     r = Runner((Stage("where", "fake.where", outputs=("where.txt",)),), root=project, log=lambda *_: None)
     assert r.run() == 0 and r.python == sys.executable
     assert Path((project / "where.txt").read_text()) == project / "fake" / "__init__.py"
+
+
+def test_serve_builds_the_site_stage_that_make_site_builds():
+    """With default options, `make serve`'s site stage has make site's fingerprint and outputs,
+    so neither rebuilds what the other just built; site options become its arguments."""
+    from site_builder.__main__ import parse_args
+    from site_builder.serve import runner_for
+
+    served = runner_for(parse_args([]), [])
+    site = stage("site")
+    mine = next(s for s in served.stages if s.name == "site")
+    assert [s.name for s in served.stages] == list(NAMES)
+    assert served.fingerprint(mine).digest == Runner().fingerprint(site).digest
+    assert list(served.outputs(mine)) == list(Runner().outputs(site))
+    other = next(s for s in runner_for(parse_args(["--no-export"]), ["--no-export"]).stages if s.name == "site")
+    assert other.args == ("--no-export",) and served.fingerprint(other).digest != served.fingerprint(mine).digest

@@ -37,7 +37,7 @@ FIGURE = Path("export/tables/maps/corpus_figures.py")  # the maps deck's story-l
 OLD, NEW = '"tokens per story"', '"tokens per story, as edited while serving"'
 DECK = "decks/maps.html"
 SERVING = re.compile(r"serving (\S+) at (\S+)/")
-WAIT_S = 900  # the tables, the notebooks stage and the site on a busy two-core machine, with room to spare
+WAIT_S = 600  # the tables, the notebooks stage and the site on a busy two-core machine, with room to spare
 
 
 def wait_for(what: str, condition, timeout: float, log: list[str]):
@@ -114,12 +114,13 @@ def test_editing_a_figure_while_serving_updates_its_slide(copy):
         assert source.count(OLD) == 1
         started = time.monotonic()
         figure.write_text(source.replace(OLD, NEW), encoding="utf-8")
-        wait_for(
-            f"the served {DECK} to show the edited label of {FIGURE}",
-            lambda: NEW.strip('"') in fetch(f"{url}/{DECK}"),
-            WAIT_S,
-            log,
-        )
+
+        def updated():
+            if serve.poll() is not None or any("build failed" in line for line in log):
+                pytest.fail(f"the server stopped or its rerun failed:\n{''.join(log[-40:])}")
+            return NEW.strip('"') in fetch(f"{url}/{DECK}")
+
+        wait_for(f"the served {DECK} to show the edited label of {FIGURE}", updated, WAIT_S, log)
         seconds = time.monotonic() - started
         wait_for("the rerun to finish", lambda: any("up to date in" in line for line in log), 120, log)
         out = "".join(log)
