@@ -27,20 +27,18 @@ node_modules/.installed: package.json package-lock.json
 
 deps: $(VENV)/.installed node_modules/.installed
 
-# data -> models -> export -> site_builder -> build/site
+# data -> models -> export -> experiments -> tables -> notebooks -> site -> build/site, by the
+# build runner (common/runner.py, stages in common/stages.py): each stage runs only when the
+# content hashes of its inputs or code changed since its last success
 site: deps
-	$(PY) -m models.ensure
-	$(PY) -m export
-	$(PY) -m export.tables
-	$(PY) -m site_builder.notebooks $(NOTEBOOK_FLAGS)
-	$(PY) -m site_builder
+	$(PY) -m common.runner
 
 # the companion notebooks (notebooks/*.py), executed again even when unchanged
-# (`make site` re-executes only those whose source, tables or code changed)
-notebooks: NOTEBOOK_FLAGS := --force
-notebooks: site
+# (`make site` re-executes only those whose source, tables read or code changed)
+notebooks: deps
+	$(PY) -m common.runner --force notebooks
 
-# make serve PORT=8001 to use another port
+# make serve PORT=8001 to use another port; reruns the stale stages when their inputs change
 serve: site
 	$(PY) -m site_builder.serve --port $(PORT)
 
@@ -76,12 +74,10 @@ train-resume: deps
 trace-check: deps
 	$(PY) -m models.trace_check
 
-# measures the built site, then rebuilds the slides that quote the new numbers
+# measures the built site, then the runner reruns what reads bench/bench.json (the tables) and what follows
 bench: site
 	$(PY) -m bench
-	$(PY) -m export.tables
-	$(PY) -m site_builder.notebooks
-	$(PY) -m site_builder
+	$(PY) -m common.runner
 
 clean:
 	rm -rf build

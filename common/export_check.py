@@ -26,7 +26,7 @@ class ExportMismatch(ValueError):
 
 
 def _fail(file: str, field: str, what: str):
-    raise ExportMismatch(f"{file}: field {field!r} {what} (rerun `python -m export --force`)")
+    raise ExportMismatch(f"{file}: field {field!r} {what} (rerun `python -m export`)")
 
 
 def _count(value) -> bool:
@@ -38,9 +38,9 @@ def _load(folder: Path, name: str):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ExportMismatch(f"{name}: missing from {folder} (rerun `python -m export --force`)") from None
+        raise ExportMismatch(f"{name}: missing from {folder} (rerun `python -m export`)") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ExportMismatch(f"{name}: not valid JSON ({exc}); rerun `python -m export --force`") from None
+        raise ExportMismatch(f"{name}: not valid JSON ({exc}); rerun `python -m export`") from None
 
 
 def check_metadata_fields(m) -> None:
@@ -94,7 +94,7 @@ def check_vocab(m: dict, itos) -> None:
     if len(itos) != m["vocab_size"]:
         raise ExportMismatch(
             f"{METADATA} field 'vocab_size' ({m['vocab_size']}) disagrees with {VOCAB}, which holds {len(itos)} "
-            f"tokens (rerun `python -m export --force`)"
+            f"tokens (rerun `python -m export`)"
         )
     for name, token in zip(SPECIALS, m["special_tokens"], strict=False):
         index = m["special_ids"][name]

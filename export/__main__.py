@@ -1,11 +1,11 @@
-"""python -m export [--models DIR] [--out DIR] [--force]
+"""python -m export [--models DIR] [--out DIR]
 
 Exports the three seed-11 checkpoints of a models folder (its checkpoints/
 and results.json) to ONNX and writes metadata.json, parity.json, vocab.json
-and presets.json (default: models/ -> build/export). Skipped when inputs and
-exporter are unchanged. Then measures every head's worth and where attention
-wins over the test split (export/experiments.py -> build/experiments/), also
-skipped when the checkpoints, data and its code are unchanged.
+and presets.json (default: models/ -> build/export). Run by hand it always
+exports; the build runner (python -m common.runner, `make site`) runs it only
+when its inputs or code changed. The experiments over the test split are a
+stage of their own: python -m export.experiments.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from common.settings import EXPORT_DIR, MODELS_DIR
 from models.checkpoints import CheckpointError
 from models.corpus import DataError
 
-from . import experiments
 from .pipeline import ExportError, run
 
 
@@ -34,18 +33,9 @@ def main(argv=None) -> int:
         help="models folder: checkpoints/ and results.json (default %(default)s)",
     )
     ap.add_argument("--out", type=Path, default=EXPORT_DIR, help="output folder (default %(default)s)")
-    ap.add_argument("--force", action="store_true", help="export even when nothing changed")
-    ap.add_argument(
-        "--experiments",
-        type=Path,
-        default=None,
-        help=f"output folder of the head and attention experiments (default: beside --out, "
-        f"{experiments.EXPERIMENTS_DIR.name}/; {experiments.EXPERIMENTS_DIR} by default)",
-    )
     args = ap.parse_args(argv)
     try:
-        run(ModelsFolder(args.models), args.out, args.force)
-        experiments.run(ModelsFolder(args.models), args.experiments or args.out.parent / "experiments", args.force)
+        run(ModelsFolder(args.models), args.out)
     except (CheckpointError, ExportError, DataError) as exc:
         print(f"export: error: {exc}", file=sys.stderr)
         print(f"export: {args.out} was left as it was", file=sys.stderr)

@@ -8,16 +8,20 @@ test evaluation), the cross-entropy of each target under
   one-head model with its head off (zero ablation: a switched-off head's
   message is zero before W_O, as in export/ablation.py and the lab).
 
-``python -m export`` runs this after the export and writes
+``python -m export.experiments [--models DIR] [--out DIR]`` writes
 build/experiments/experiments.json (aggregates and the split tables of
-export/attention_wins.py, small); it is skipped when the checkpoints, the
-vocabulary, the data and this code are unchanged (cache.json beside it).
+export/attention_wins.py, small), with the SHA-256 of every checkpoint file
+and of the data it read (the tables refuse a result made from other
+checkpoints). Run by hand it always computes (about a minute on two cores);
+the build runner (common/runner.py) runs it only when the checkpoints, the
+vocabulary, the data or this code changed.
 """
 
 from __future__ import annotations
 
-import hashlib
+import argparse
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -25,12 +29,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from common.files import read_json, sha256_file, write_json
+from common.files import sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
 from common.publish import build_lock
-from common.settings import BUILD_DIR, ROOT
-from models.checkpoints import load_checkpoint, load_vocab
-from models.corpus import DATA_FILE, prepare
+from common.settings import BUILD_DIR, MODELS_DIR
+from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
+from models.corpus import DATA_FILE, DataError, prepare
 from models.nets import KINDS
 
 from . import attention_wins
@@ -38,10 +42,8 @@ from .ablation import head_mask
 
 EXPERIMENTS_DIR = BUILD_DIR / "experiments"  # export/tables/kit/sources.py reads experiments.json here
 RESULT = "experiments.json"
-CACHE = "cache.json"
+LEGACY_CACHE = "cache.json"  # the skip record of older builds; the runner's record replaced it
 BATCH = 4096  # models.train.EVAL_BATCH: the same batches as the test evaluation
-SOURCES = [ROOT / "export" / n for n in ("experiments.py", "attention_wins.py", "ablation.py")]
-SOURCES += [ROOT / "models" / n for n in ("nets.py", "corpus.py", "tokenizer.py", "checkpoints.py")]
 
 
 def variants(n_heads: dict[str, int]) -> list[dict]:
@@ -107,22 +109,15 @@ def summary(losses: dict[str, np.ndarray], specs: list[dict]) -> dict:
     return out
 
 
-def source_hash() -> str:
-    h = hashlib.sha256()
-    for path in SOURCES:
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
-def input_key(folder: ModelsFolder) -> dict:
-    """Content hashes of everything the experiments read: checkpoints, vocabulary, data, code."""
+def input_files(folder: ModelsFolder) -> dict[str, str]:
+    """SHA-256 of every file the experiments read: checkpoints, vocabulary, data."""
     files = {}
     for kind in KINDS:
         for path in (folder.info(kind), folder.weights(kind)):
             files[path.name] = sha256_file(path)
     files["vocab.json"] = sha256_file(folder.vocab)
     files[DATA_FILE.name] = sha256_file(DATA_FILE)
-    return {"inputs": files, "source": source_hash(), "torch": torch.__version__}
+    return files
 
 
 def compute(folder: ModelsFolder = MODELS, log=print) -> dict:
@@ -145,25 +140,35 @@ def compute(folder: ModelsFolder = MODELS, log=print) -> dict:
     return result
 
 
-def up_to_date(out: Path, key: dict) -> bool:
-    try:
-        return read_json(out / CACHE).get("key") == key and (out / RESULT).is_file()
-    except ValueError:
-        return False
-
-
-def run(folder: ModelsFolder = MODELS, out: Path = EXPERIMENTS_DIR, force: bool = False, log=print) -> str:
-    """Compute unless up to date. Returns 'skipped' or 'computed'."""
+def run(folder: ModelsFolder = MODELS, out: Path = EXPERIMENTS_DIR, log=print) -> str:
+    """Compute and write out/experiments.json (atomically). Returns 'computed'."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with build_lock(out.parent):
-        key = input_key(folder)
-        if not force and up_to_date(out, key):
-            log(f"experiments: {out / RESULT} is up to date (same checkpoints, data and code); skipped")
-            return "skipped"
-        result = compute(folder, log)
-        result["inputs"] = key["inputs"]  # the tables refuse a result made from other checkpoints
+        result = compute(folder, log)  # CheckpointError names a missing or corrupt checkpoint
+        result["inputs"] = input_files(folder)  # the tables refuse a result made from other checkpoints
+        out.mkdir(parents=True, exist_ok=True)
         write_json(out / RESULT, result)  # atomic
-        write_json(out / CACHE, {"key": key})
+        (out / LEGACY_CACHE).unlink(missing_ok=True)
     log(f"experiments: wrote {out / RESULT} in {result['seconds']:.0f} s")
     return "computed"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m export.experiments", description=__doc__.split("\n\n")[0])
+    p.add_argument("--models", type=Path, default=MODELS_DIR, help="models folder (default %(default)s)")
+    p.add_argument("--out", type=Path, default=EXPERIMENTS_DIR, help="output folder (default %(default)s)")
+    a = p.parse_args(argv)
+    try:
+        run(ModelsFolder(a.models), a.out)
+    except (CheckpointError, DataError) as exc:
+        print(f"experiments: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a read-only or full disk: name the path, no traceback
+        print(f"experiments: error: cannot write {exc.filename or a.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

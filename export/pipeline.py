@@ -2,26 +2,25 @@
 
 Writes into a temporary folder beside the output and swaps it in only when
 everything succeeded, so a failed export leaves the previous output intact.
-Skips the work when the inputs (checkpoints, vocabulary, results, exporter
-source) have the same content hashes as last time (cache.json).
+Whether it needs to run at all is the build runner's question
+(common/runner.py: the export stage's fingerprint of checkpoints, vocabulary,
+results, trace, data and exporter code); run by hand, it always exports.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import numpy as np
-import onnx
 import torch
 
 from common.export_check import ExportMismatch, check_export
-from common.files import missing, read_json, sha256_file, write_json
+from common.files import missing, sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, swap_in
-from common.settings import EXPORT_DIR, ROOT
+from common.settings import EXPORT_DIR
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info, weights_file
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS
@@ -35,38 +34,10 @@ from .onnx_export import export_onnx, heads_file, ort_run, ort_session
 from .parity import attention_matrices, build_parity, parity_contexts
 from .presets import build_presets
 
-CACHE = "cache.json"
 OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json", "training_trace.json") + tuple(
     f"{k}.onnx" for k in KINDS
 )
 OUTPUTS += tuple(heads_file(k) for k in KINDS if k != "mlp")
-# Sources whose change changes the output.
-SOURCES = [
-    ROOT / "export" / name
-    for name in (
-        "__init__.py",
-        "__main__.py",
-        "pipeline.py",
-        "onnx_export.py",
-        "decoding.py",
-        "parity.py",
-        "presets.py",
-        "lab_trace.py",
-        "metadata.py",
-        "ablation.py",
-    )
-]
-SOURCES += [
-    ROOT / "models" / name
-    for name in (
-        "nets.py",
-        "tokenizer.py",
-        "corpus.py",
-        "checkpoints.py",
-        "trace.py",
-    )
-]
-SOURCES += [ROOT / "common" / name for name in ("settings.py", "files.py", "layout.py")]
 PARITY_TOLERANCE = 1e-4
 
 
@@ -74,45 +45,16 @@ class ExportError(RuntimeError):
     """An export input is missing or broken, or the exported graph disagrees with PyTorch."""
 
 
-def input_key(models: ModelsFolder) -> dict:
-    """Content hashes of everything the export reads."""
-    files = {}
+def require_inputs(models: ModelsFolder) -> None:
+    """Stop naming the first missing (or corrupt) file the export reads."""
     for kind in KINDS:
-        info = read_info(kind, models)  # CheckpointError names a missing/corrupt file
-        weights = weights_file(kind, info, models)
-        files[models.info(kind).name] = sha256_file(models.info(kind))
-        files[weights.name] = sha256_file(weights)
+        weights_file(kind, read_info(kind, models), models)  # CheckpointError names a missing/corrupt file
     if not models.vocab.exists():
         raise missing(CheckpointError)(f"vocabulary file missing: {models.vocab}")
-    files["vocab.json"] = sha256_file(models.vocab)
     if not models.results.exists():
         raise missing(ExportError)(f"training results missing: {models.results} (run `make train`)")
-    files["results.json"] = sha256_file(models.results)
     if not models.trace.exists():
         raise missing(ExportError)(f"training trace missing: {models.trace} (restore it with `git checkout models/`)")
-    files["training_trace.json"] = sha256_file(models.trace)
-    source = hashlib.sha256()
-    for path in SOURCES:
-        source.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return {
-        "inputs": files,
-        "exporter_source": source.hexdigest(),
-        "versions": {"torch": torch.__version__, "onnx": onnx.__version__},
-    }
-
-
-def up_to_date(out: Path, key: dict) -> bool:
-    """True when out/ holds a complete export made from the same inputs."""
-    try:
-        cached = read_json(out / CACHE)
-        meta = read_json(out / "metadata.json")
-    except ValueError:
-        return False
-    if cached.get("key") != key or not all((out / name).is_file() for name in OUTPUTS):
-        return False
-    models = list(meta["models"].values())
-    files = models + [m["heads_graph"] for m in models if "heads_graph" in m]
-    return all(sha256_file(out / m["file"]) == m["sha256"] for m in files)
 
 
 def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
@@ -204,8 +146,8 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
     (staging / "training_trace.json").write_text(text + "\n", encoding="utf-8")
 
 
-def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = False, log=print) -> str:
-    """Export unless up to date. Returns 'skipped' or 'exported'."""
+def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, log=print) -> str:
+    """Export into ``out`` (replaced whole, only on success). Returns 'exported'."""
     out = Path(out)
     try:
         check_out(out, inputs=(models.root,))
@@ -214,16 +156,12 @@ def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, force: bool = Fal
     with build_lock(out.parent):
         staging = fresh_staging(out)  # also restores an output left half-swapped by a crash
         try:
-            key = input_key(models)
-            if not force and up_to_date(out, key):
-                log(f"export: {out} is up to date (same checkpoints, results and exporter); skipped")
-                return "skipped"
+            require_inputs(models)
             build(models, staging, log)
             try:
                 check_export(staging)  # the files agree with each other before they are published
             except ExportMismatch as exc:
                 raise ExportError(f"the export failed its cross-check: {exc}") from exc
-            write_json(staging / CACHE, {"key": key})
             swap_in(staging, out)
         finally:
             if staging.exists():

@@ -8,15 +8,18 @@ ipykernel); the executed copy, outputs included, is written to
 values with ``build/tables/*.json`` and raises on a mismatch, so a wrong number
 stops this step (and ``make site``) with the notebook and cell named.
 
-Runs after ``python -m export.tables``. A notebook is executed again only when
-its fingerprint changed: its source, the tables, the project code and
-checkpoint records it reads, and the tool versions (``--force`` runs all).
+Runs after ``python -m export.tables`` (the build runner's notebooks stage).
+A notebook is executed again only when its fingerprint changed, by the
+runner's one rule (common/runner.py ``fingerprint``): the content hashes of
+its source and the project code it imports or reads (``CODE``), the checkpoint
+records, results, corpus audit and export JSON, the tool versions, and the
+tables it reads: those its final check compared the last time it ran (every
+table when it has no check, or has not run yet). ``--force`` runs all.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -24,11 +27,11 @@ import resource
 import sys
 import tempfile
 import time
-from importlib import metadata
 from pathlib import Path
 
+from common import runner
 from common.layout import ModelsFolder
-from common.settings import BUILD_DIR, MODELS_DIR, ROOT, TABLES_DIR
+from common.settings import BUILD_DIR, EXPORT_DIR, MODELS_DIR, ROOT, TABLES_DIR
 
 from .notebook_check import TABLES_ENV
 
@@ -48,6 +51,7 @@ CODE = (
 )
 TOOLS = ("nbclient", "nbformat", "ipykernel", "jupytext", "torch", "numpy")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+CHECKED = re.compile(r"^(?:ok  |DIFF) ([A-Za-z0-9_]+)[.\s]", re.M)  # the final check's lines (notebook_check.check)
 
 
 class NotebookError(RuntimeError):
@@ -58,44 +62,43 @@ def sources(folder: Path = SOURCES) -> list[Path]:
     return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
 
 
-def _digest(h, label: str, data: bytes) -> None:
-    h.update(f"{label}\0{len(data)}\0".encode())
-    h.update(data)
-
-
-def fingerprint(source: Path, tables: Path = TABLES, root: Path = ROOT) -> str:
-    """SHA-256 over everything an executed notebook depends on."""
-    h = hashlib.sha256()
-    _digest(h, "source", source.read_bytes())
-    for path in sorted(tables.glob("*.json")):
-        _digest(h, f"table:{path.name}", path.read_bytes())
-    for pattern in CODE:
-        for path in sorted(root.glob(pattern)):
-            _digest(h, f"code:{path.relative_to(root).as_posix()}", path.read_bytes())
+def fingerprint(source: Path, tables: Path = TABLES, root: Path = ROOT, read: list[str] | None = None) -> str:
+    """SHA-256 over everything an executed notebook depends on (common.runner's
+    rule); ``read``: the tables it reads (None: every table of ``tables``)."""
     models = ModelsFolder(root / MODELS_DIR.relative_to(ROOT))
-    for path in [*sorted(models.checkpoints.glob("*.json")), models.results, models.audit]:
-        _digest(h, f"models:{path.name}", path.read_bytes() if path.exists() else b"")
-    for tool in TOOLS:
-        try:
-            version = metadata.version(tool)
-        except metadata.PackageNotFoundError:
-            version = "absent"
-        _digest(h, f"tool:{tool}", version.encode())
-    return h.hexdigest()
+    export = root / EXPORT_DIR.relative_to(ROOT)
+    chosen = [str(tables / "*.json")] if read is None else [str(tables / f"{name}.json") for name in read]
+    inputs = [*chosen, str(models.checkpoints / "*.json"), str(models.results), str(models.audit)]
+    inputs.append(str(export / "*.json"))  # the results notebook reads the presets
+    return runner.fingerprint(inputs, [str(source), *CODE], tools=TOOLS, root=root).digest
 
 
 def stamp_path(out: Path, name: str) -> Path:
     return out / f"{name}.stamp.json"
 
 
-def is_fresh(source: Path, out: Path, digest: str) -> bool:
-    stamp, target = stamp_path(out, source.stem), out / f"{source.stem}.ipynb"
-    if not stamp.is_file() or not target.is_file():
-        return False
+def read_stamp(out: Path, name: str) -> dict:
     try:
-        return json.loads(stamp.read_text(encoding="utf-8")).get("fingerprint") == digest
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        stamp = json.loads(stamp_path(out, name).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return stamp if isinstance(stamp, dict) else {}
+
+
+def is_fresh(source: Path, out: Path = OUT, tables: Path = TABLES, root: Path = ROOT) -> bool:
+    """Was out/<name>.ipynb executed from exactly the current inputs?"""
+    stamp = read_stamp(out, source.stem)
+    if not stamp or not (out / f"{source.stem}.ipynb").is_file():
         return False
+    read = stamp.get("tables")
+    return stamp.get("fingerprint") == fingerprint(source, tables, root, read if isinstance(read, list) else None)
+
+
+def checked_tables(nb) -> list[str] | None:
+    """The tables the final check of an executed notebook compared (None when it has no check)."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    text = "".join(o.get("text", "") for o in (code[-1].outputs if code else []) if o.get("output_type") == "stream")
+    return sorted(set(CHECKED.findall(text))) or None
 
 
 def execute(source: Path, tables: Path = TABLES, cwd: Path | None = None, timeout: int = CELL_TIMEOUT_S):
@@ -191,8 +194,7 @@ def run_all(
         chosen = [p for p in chosen if p.stem in only]
     times: dict[str, float | None] = {}
     for source in chosen:
-        digest = fingerprint(source, tables)
-        if not force and is_fresh(source, out, digest):
+        if not force and is_fresh(source, out, tables):
             log(f"notebooks: {source.stem} unchanged, kept {out / (source.stem + '.ipynb')}")
             times[source.stem] = None
             continue
@@ -203,13 +205,16 @@ def run_all(
         if left:
             raise NotebookError(f"{source.name}: error outputs: {'; '.join(left)}")
         write(nb, out / f"{source.stem}.ipynb")
-        stamp_path(out, source.stem).write_text(
-            json.dumps(
-                {"fingerprint": digest, "seconds": round(seconds, 2), "kernel_cpu_seconds": round(cpu, 2)}, indent=1
-            )
-            + "\n",
-            encoding="utf-8",
-        )
+        read = checked_tables(nb)
+        stamp = {
+            "fingerprint": fingerprint(source, tables, read=read),
+            "tables": read,
+            "seconds": round(seconds, 2),
+            "kernel_cpu_seconds": round(cpu, 2),
+        }
+        tmp = out / f".{source.stem}.stamp.json.tmp"
+        tmp.write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, stamp_path(out, source.stem))
         log(
             f"notebooks: {source.stem} ran clean in {seconds:.1f} s ({cpu:.1f} s kernel CPU) "
             f"-> {out / (source.stem + '.ipynb')}"

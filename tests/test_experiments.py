@@ -2,8 +2,8 @@
 export/attention_wins.py, the results deck's tables): the splits on a
 hand-checkable fixture, the per-window losses against the PyTorch references
 (models.train's test loss, export/ablation.py), the built result against
-models/results.json, and the cache (a warm build does not recompute; a
-changed checkpoint does)."""
+models/results.json, and the build runner's rule for its stage (a warm
+build does not recompute; a changed checkpoint does)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from common.files import read_json
-from common.layout import MODELS
-from common.settings import CHECKPOINT_SEED
+from common.files import read_json, sha256_file
+from common.layout import MODELS, ModelsFolder
+from common.runner import RECORDS, Runner
+from common.settings import CHECKPOINT_SEED, ROOT
+from common.stages import stage
 from export import attention_wins as wins
 from export import experiments
 from export.ablation import ablated_attend
@@ -128,7 +130,8 @@ def test_every_variant_matches_the_pytorch_references_on_real_windows(seed11):
 def test_the_built_result_is_current_and_its_baselines_are_the_test_losses():
     assert BUILT.is_file(), "build/experiments is missing: run `make site`"
     result = read_json(BUILT)
-    assert experiments.up_to_date(BUILT.parent, experiments.input_key(MODELS)), "stale: run python -m export"
+    assert Runner().check(stage("experiments"))[1] is None, "stale: run `make site`"
+    assert result["inputs"] == experiments.input_files(MODELS)
     runs = {r["kind"]: r for r in read_json(MODELS.results)["runs"] if r["seed"] == CHECKPOINT_SEED}
     assert result["test_windows"] == read_json(MODELS.results)["test_windows"]
     for kind in KINDS:
@@ -150,24 +153,30 @@ def test_the_built_result_is_current_and_its_baselines_are_the_test_losses():
 
 
 def test_a_warm_run_skips_and_a_changed_checkpoint_recomputes(tmp_path, monkeypatch):
-    out = tmp_path / "experiments"
-    shutil.copytree(BUILT.parent, out)
-
-    def refuse(*a, **k):
-        raise AssertionError("recomputed although nothing changed")
-
-    monkeypatch.setattr(experiments, "compute", refuse)
-    assert experiments.run(MODELS, out, log=lambda *_: None) == "skipped"
-
-    models = tmp_path / "models"
-    shutil.copytree(MODELS.root, models, ignore=shutil.ignore_patterns("*.md"))
-    info = models / "checkpoints" / MODELS.info("attn4").name
+    """The runner's check of the experiments stage, on a copy of the project's
+    inputs, code and result read against the build's own record."""
+    job = stage("experiments")
+    root = tmp_path / "root"
+    for name in ("common", "models", "export", "data"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(BUILT.parent, root / "build" / "experiments")
+    copy = Runner(root=root, records=RECORDS)
+    assert copy.check(job)[1] is None  # same bytes, same fingerprint: a warm build skips it
+    info = root / "models" / "checkpoints" / MODELS.info("attn4").name
     info.write_text(info.read_text() + " ", encoding="utf-8")  # same content, other bytes: another SHA-256
-    from common.layout import ModelsFolder
+    assert copy.check(job)[1] == "input changed: models/checkpoints/attn4.json"
 
+    # run by hand it computes, records what it read and drops the skip file of older builds
+    out = tmp_path / "experiments"
+    out.mkdir()
+    (out / experiments.LEGACY_CACHE).write_text("{}")
     monkeypatch.setattr(experiments, "compute", lambda folder, log: {"seconds": 0.0, "marker": 1})
-    assert experiments.run(ModelsFolder(models), out, log=lambda *_: None) == "computed"
-    assert json.loads((out / experiments.RESULT).read_text())["marker"] == 1
+    folder = ModelsFolder(root / "models")
+    assert experiments.run(folder, out, log=lambda *_: None) == "computed"
+    result = json.loads((out / experiments.RESULT).read_text())
+    assert result["marker"] == 1 and result["inputs"] == experiments.input_files(folder)
+    assert result["inputs"][info.name] == sha256_file(info)
+    assert not (out / experiments.LEGACY_CACHE).exists()
 
 
 # ---------------------------------------------------------------- the tables

@@ -1,12 +1,14 @@
 """The export (python -m export): ONNX files that agree with PyTorch, the JSON
-the lab reads, the skip-when-unchanged cache, and failures that name the bad
-file and leave the previous output intact.
+the lab reads, the build runner's skip rule for its stage (unchanged inputs:
+skipped; a changed checkpoint or a damaged output: run again), and failures
+that name the bad file and leave the previous output intact.
 
 `make test` runs `make site` first, so build/export holds the export of the
 committed checkpoints (models/checkpoints)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -19,7 +21,9 @@ import torch
 import export.__main__
 from common.files import sha256_file
 from common.layout import MODELS, ModelsFolder
+from common.runner import Runner
 from common.settings import EXPORT_DIR
+from common.stages import DATA, stage
 from export import pipeline
 from export.decoding import generate
 from export.onnx_export import ort_run, ort_session
@@ -58,7 +62,12 @@ def presets(exported):
 def test_every_output_file_is_there(exported):
     for name in pipeline.OUTPUTS:
         assert (exported / name).is_file(), name
-    assert (exported / pipeline.CACHE).is_file()
+    # the runner's record of its last success lists them with their hashes, and they are still those files
+    runner = Runner()
+    record = runner.read_record(stage("export"))
+    assert record, "no record of the export stage: run `make site`"
+    assert {f"build/export/{name}" for name in pipeline.OUTPUTS} <= set(record["outputs"])
+    assert record["outputs"] == runner.outputs(stage("export"))
 
 
 def test_onnx_interface(exported, metadata):
@@ -253,21 +262,35 @@ def scratch_models(tmp_path_factory) -> ModelsFolder:
 
 
 def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_models, tmp_path, capsys):
+    """The export stage as the runner runs it, on the scratch checkpoints."""
     out = tmp_path / "export"
-    assert pipeline.run(scratch_models, out, log=lambda *_: None) == "exported"
+    job = dataclasses.replace(
+        stage("export"),
+        args=("--models", str(scratch_models.root), "--out", str(out)),
+        inputs=(*DATA, str(scratch_models.root)),
+        outputs=(str(out),),
+    )
+    lines = []
+    runner = Runner([job], records=tmp_path / "records", log=lines.append)
+    assert runner.run() == 0 and "runner: export ran in" in lines[-1]
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["models"]["attn1"]["seed_run"]["test_loss"] == 6.0
     assert meta["models"]["attn1"]["aggregate"]["seeds"] == [11, 29, 47]
     stamp = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
-    assert pipeline.run(scratch_models, out, log=lambda *_: None) == "skipped"
+    assert runner.run() == 0 and lines[-1] == "runner: export skipped: unchanged"
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == stamp
 
-    # a changed checkpoint changes the key, so the export would run again
-    key = pipeline.input_key(scratch_models)
+    # a damaged output is noticed (the record holds every output's hash)
+    shutil.copyfile(out / "attn4.onnx", tmp_path / "attn4.onnx")
+    (out / "attn4.onnx").write_bytes(b"not a model")
+    assert runner.check(job)[1] == f"output changed since its run: {out / 'attn4.onnx'}"
+    shutil.copyfile(tmp_path / "attn4.onnx", out / "attn4.onnx")
+    assert runner.check(job)[1] is None
+
+    # a changed checkpoint changes the fingerprint, so the export would run again
     torch.manual_seed(999)
     save_checkpoint(build("attn1"), {"seed": 11, "selected_step": 1500, "profile": "course"}, scratch_models)
-    new_key = pipeline.input_key(scratch_models)
-    assert new_key != key and not pipeline.up_to_date(out, new_key)
+    assert runner.check(job)[1] == f"input changed: {scratch_models.info('attn1')} (+1)"
 
     # a corrupt checkpoint stops the export with a message naming the file; the old output stays
     weights = scratch_models.weights("mlp")
@@ -275,27 +298,18 @@ def test_export_skips_when_unchanged_and_keeps_output_on_failure(scratch_models,
     data[len(data) // 2] ^= 0xFF
     weights.write_bytes(bytes(data))
     before = (out / "metadata.json").read_bytes()
-    assert export.__main__.main(["--models", str(scratch_models.root), "--out", str(out), "--force"]) == 2
+    assert export.__main__.main(["--models", str(scratch_models.root), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert str(weights) in err and "corrupt" in err
     assert (out / "metadata.json").read_bytes() == before
     assert sorted(p.name for p in out.iterdir()) == sorted(stamp)
-    assert not (tmp_path / "export.staging").exists()
+    assert not (tmp_path / ".export.staging").exists()
 
     # a missing checkpoint is named too
     scratch_models.info("attn4").unlink()
     assert export.__main__.main(["--models", str(scratch_models.root), "--out", str(out)]) == 2
     assert str(scratch_models.info("attn4")) in capsys.readouterr().err
     assert (out / "metadata.json").read_bytes() == before
-
-
-def test_up_to_date_notices_a_damaged_output(exported, tmp_path):
-    out = tmp_path / "copy"
-    shutil.copytree(exported, out)
-    key = pipeline.input_key(MODELS)
-    assert pipeline.up_to_date(out, key)
-    (out / "attn4.onnx").write_bytes(b"not a model")
-    assert not pipeline.up_to_date(out, key)
 
 
 def test_head_switch_graphs_are_the_first_graphs_with_a_head_mask(exported, metadata, parity, torch_models):

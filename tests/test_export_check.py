@@ -137,5 +137,5 @@ def test_the_export_stage_checks_before_publishing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(pipeline, "build", flawed_build)
     with pytest.raises(ExportError, match="models.attn4.heads"):
-        pipeline.run(out=out, force=True, log=lambda *a: None)
+        pipeline.run(out=out, log=lambda *a: None)
     assert sorted(p.name for p in out.iterdir()) == sorted([MARKER, "previous.txt"])

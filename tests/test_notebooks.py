@@ -3,13 +3,15 @@ its final cell really compares its values with build/tables and fails on a
 wrong number, and the site and the code download carry the executed copies.
 
 A notebook whose executed copy in build/notebooks/ was made from exactly the
-current inputs (same fingerprint: source, tables, project code, tool versions;
-`make site` writes it) is read from there; any other is executed here.
+current inputs (same fingerprint, common.runner's rule: source, the tables its
+check reads, project code, tool versions; `make site` writes it) is read from
+there; any other is executed here.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import zipfile
@@ -37,8 +39,7 @@ def test_every_deck_has_a_notebook():
 def executed(name: str):
     """The executed notebook for the current inputs (built copy if fresh, else run now)."""
     source = notebooks.SOURCES / f"{name}.py"
-    digest = notebooks.fingerprint(source)
-    if notebooks.is_fresh(source, notebooks.OUT, digest):
+    if notebooks.is_fresh(source):
         return nbformat.read(str(notebooks.OUT / f"{name}.ipynb"), as_version=4)
     return notebooks.execute(source)
 
@@ -121,6 +122,26 @@ def test_only_changed_notebooks_are_executed_again(tmp_path):
     assert notebooks.run_all(folder, tables, out, force=True, log=lambda *_: None)["tiny"] is not None
 
 
+def test_a_notebook_depends_on_the_tables_its_check_reads(tmp_path):
+    """A notebook whose final check compares values of table t is executed
+    again when t changes, not when another table does."""
+    folder, tables, out = tmp_path / "nb", tmp_path / "tables", tmp_path / "out"
+    tiny_notebook(
+        folder,
+        body="from site_builder.notebook_check import check\n"
+        "check({'t.x': json.loads((TABLES / 't.json').read_text())['x']}, tables=TABLES)",
+    )
+    tables.mkdir()
+    (tables / "t.json").write_text('{"x": 1, "y": 1}', encoding="utf-8")
+    (tables / "u.json").write_text('{"z": 1}', encoding="utf-8")
+    assert notebooks.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is not None
+    assert json.loads((out / "tiny.stamp.json").read_text())["tables"] == ["t"]
+    (tables / "u.json").write_text('{"z": 2}', encoding="utf-8")  # a table it does not read
+    assert notebooks.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is None
+    (tables / "t.json").write_text('{"x": 1, "y": 2}', encoding="utf-8")  # the table it checks
+    assert notebooks.run_all(folder, tables, out, log=lambda *_: None)["tiny"] is not None
+
+
 def test_fingerprint_follows_source_tables_and_code(tmp_path):
     source = tiny_notebook(tmp_path / "nb")
     tables = tmp_path / "tables"
@@ -131,6 +152,9 @@ def test_fingerprint_follows_source_tables_and_code(tmp_path):
     (root / "models" / "nets.py").write_text("A = 1\n", encoding="utf-8")
     base = notebooks.fingerprint(source, tables, root)
     assert notebooks.fingerprint(source, tables, root) == base
+    st = source.stat()
+    os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns + 10**10))  # touched only: the same
+    assert notebooks.fingerprint(source, tables, root) == base
     (tables / "t.json").write_text('{"x": 1.0}', encoding="utf-8")
     after_table = notebooks.fingerprint(source, tables, root)
     (root / "models" / "nets.py").write_text("A = 2\n", encoding="utf-8")
@@ -138,6 +162,7 @@ def test_fingerprint_follows_source_tables_and_code(tmp_path):
     source.write_text(source.read_text() + "\n", encoding="utf-8")
     after_source = notebooks.fingerprint(source, tables, root)
     assert len({base, after_table, after_code, after_source}) == 4
+    assert notebooks.fingerprint(source, tables, root, read=[]) != after_source  # the tables it reads count
 
 
 def test_a_failing_notebook_stops_the_step_and_writes_nothing(tmp_path):
