@@ -102,7 +102,7 @@ def test_corpus_examples_are_real_stories_picked_by_rule(corpus, table):
 
 def test_split_counts_come_from_the_audit(models_dir, corpus):
     audit = json.loads((models_dir / "corpus_audit.json").read_text())
-    tables = compute(["part3"], sources(corpus, models_dir=models_dir, export_dir=models_dir / "none"))
+    tables = compute(["part3_corpus"], sources(corpus, models_dir=models_dir, export_dir=models_dir / "none"))
     table = tables["part3_corpus"]["audit"]
     for name, docs, tokens, windows in table["rows"]:
         assert docs == audit["splits"][name]["documents"]
