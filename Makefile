@@ -7,7 +7,7 @@ WHEELS := $(wildcard /opt/wheels)
 PIP_FLAGS := $(if $(WHEELS),--find-links $(WHEELS),)
 PORT ?= 8000
 
-.PHONY: all deps site notebooks serve test format mutate train train-resume trace-check bench clean
+.PHONY: all deps site notebooks serve check test format mutate train train-resume trace-check bench clean
 
 all: site
 
@@ -42,12 +42,22 @@ notebooks: deps
 serve: site
 	$(PY) -m site_builder.serve --port $(PORT)
 
-# lint and format checks first (seconds), then the whole suite
+# the fast tier (at most 3 minutes on 2 cores once the site is built): lint and format
+# checks, then every test that needs no browser, no training and no full build
+# (markers in pyproject.toml, given by tests/conftest.py)
+FAST := not browser and not engines and not training and not build
+check: site $(VENV)/.installed-dev
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	npx --no-install eslint .
+	$(PY) -m pytest -q -m "$(FAST)"
+
+# lint and format checks first (seconds), then the whole suite, with its 25 slowest tests
 test: site $(VENV)/.installed-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	npx --no-install eslint .
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 # rewrite the Python files in the project's format and fix what ruff can fix
 format: $(VENV)/.installed-dev

@@ -1,17 +1,26 @@
 """Shared fixtures: the built site served on localhost (site_builder.serve),
-and Debian's Chromium driven by Playwright (common.chromium).
+Debian's Chromium driven by Playwright (common.chromium), and the tables that
+`make site` wrote to build/tables.
 
-`make test` runs `make site` first, so build/site exists; browser tests use it.
+`make test` runs `make site` first, so build/site and build/tables exist; the
+browser tests use the site, the table tests read the tables.
+
+Tiers (markers registered in pyproject.toml, given here by
+``pytest_collection_modifyitems``): ``browser`` (a Playwright page or browser,
+or a browser engine), ``engines`` (Firefox and WebKit too, tests/test_engines.py),
+``training`` (trains a model), ``build`` (a real full build or a site build in a
+subprocess). `make check` runs every test with none of them.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from common.chromium import launch
-from common.settings import SITE_DIR, SITE_ONNX
+from common.settings import SITE_DIR, SITE_ONNX, TABLES_DIR
 from models.checkpoints import load_checkpoint, load_vocab
 from models.nets import KINDS
 from site_builder.serve import start_server
@@ -22,6 +31,30 @@ from support.pages import PageWatch
 def site_dir() -> Path:
     assert (SITE_DIR / "index.html").exists(), "build/site is missing: run `make site` (make test does)"
     return SITE_DIR
+
+
+@pytest.fixture(scope="session")
+def tables_dir() -> Path:
+    """build/tables as `make site` wrote it (python -m export.tables, the real code
+    over the committed inputs): the tests that only read a table read it here."""
+    assert (TABLES_DIR / "maps_mlp.json").exists(), "build/tables is missing: run `make site` (make test does)"
+    return TABLES_DIR
+
+
+@pytest.fixture(scope="session")
+def table(tables_dir):
+    """table(NAME): build/tables/NAME.json, parsed afresh on each call (a test may
+    change what it gets)."""
+    texts: dict[str, str] = {}
+
+    def read(name: str):
+        if name not in texts:
+            path = tables_dir / f"{name}.json"
+            assert path.exists(), f"build/tables/{name}.json is missing: run `make site` (make test does)"
+            texts[name] = path.read_text(encoding="utf-8")
+        return json.loads(texts[name])
+
+    return read
 
 
 @pytest.fixture(scope="session")
@@ -81,6 +114,15 @@ def vocab():
 
 
 @pytest.fixture(scope="session")
+def course_corpus():
+    """The prepared course corpus (models.corpus.prepare("course"): data/ only, some
+    ten seconds), prepared once for every test that reads it."""
+    from models.corpus import prepare
+
+    return prepare("course")
+
+
+@pytest.fixture(scope="session")
 def torch_models():
     """The committed checkpoints, one per kind, in eval mode."""
     return {kind: load_checkpoint(kind)[0].eval() for kind in KINDS}
@@ -98,8 +140,6 @@ def mini(tmp_path):
 @pytest.fixture(scope="module")
 def references(site_dir):
     """The export's metadata, PyTorch parity references and presets."""
-    import json
-
     onnx = site_dir / SITE_ONNX
     return {
         name: json.loads((onnx / f"{name}.json").read_text(encoding="utf-8"))
@@ -121,3 +161,54 @@ def deck_walk(browser, site_url):
         return walks[slug, size]
 
     return get
+
+
+# ---------------------------------------------------------------- tiers
+
+BROWSER_FIXTURES = {"browser", "page", "playwright_instance"}
+# module -> the tests (all of the module: None) of a tier besides browser, by what
+# they do; the seconds are one run's on 2 busy cores (`make test` prints the slowest)
+TIERS = {
+    "training": {
+        "test_train.py": {
+            "test_committed_checkpoints_reproduce_the_seed_11_test_loss",  # scores the course test split, 108 s
+        },  # and every test of the smoke protocol run (the smoke_run fixture, 580 s)
+        "test_trace.py": {
+            "test_retraining_the_first_steps_reproduces_the_trace_exactly",  # 100 updates of attn1, 176 s
+            "test_recording_leaves_the_run_unchanged",  # two short runs, 58 s
+        },
+        "test_protocol.py": {"test_best_validation_state_is_restored_scored_and_saved"},  # a protocol run, 25 s
+    },
+    "build": {
+        "test_export.py": {"test_export_skips_when_unchanged_and_keeps_output_on_failure"},  # real exports, 190 s
+        "test_notebooks.py": {  # each executes notebooks in fresh kernels
+            "test_a_wrong_number_in_the_deck_fails_the_notebook",
+            "test_only_changed_notebooks_are_executed_again",
+            "test_a_failing_notebook_stops_the_step_and_writes_nothing",
+        },
+        "test_build_faults.py": {"test_concurrent_builds_leave_a_complete_site"},  # six site builds in subprocesses
+    },
+}
+TRAINING_FIXTURES = {"smoke_run"}
+
+
+def tiers_of(module: str, name: str, fixtures) -> set[str]:
+    """The markers a test gets besides those written on it."""
+    out = set()
+    if module == "test_engines.py":
+        out |= {"engines", "browser"}
+    if BROWSER_FIXTURES & set(fixtures):
+        out.add("browser")
+    if TRAINING_FIXTURES & set(fixtures):
+        out.add("training")
+    for tier, modules in TIERS.items():
+        if module in modules and (modules[module] is None or name in modules[module]):
+            out.add(tier)
+    return out
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = getattr(item, "originalname", None) or item.name.split("[")[0]
+        for tier in sorted(tiers_of(item.path.name, name, item.fixturenames)):
+            item.add_marker(getattr(pytest.mark, tier))

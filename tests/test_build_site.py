@@ -11,7 +11,7 @@ from html import unescape
 import pytest
 
 from common.publish import MARKER
-from common.settings import EXPORT_DIR, ROOT, TABLES_DIR
+from common.settings import EXPORT_DIR, ROOT
 from site_builder.archive import FIXED_TIME, tracked_files
 from site_builder.values import fmt, resolve
 from support.builds import CONTENT, run_build, snapshot
@@ -55,22 +55,30 @@ def test_lab_link_only_when_the_lab_exists(mini, capsys, tmp_path):
     assert (out / "lab" / "index.html").exists()
 
 
-def test_two_builds_of_the_course_are_byte_identical(tmp_path, capsys):
-    assert (TABLES_DIR / "maps_mlp.json").exists(), (
-        "build/tables missing: run `python -m export.tables` (make test does)"
-    )
-    a, b = tmp_path / "a" / "site", tmp_path / "b" / "site"
-    for out in (a, b):
-        rc, log = run_build(capsys, CONTENT, TABLES_DIR, out, "--no-export")
+def test_two_builds_are_byte_identical(mini, capsys):
+    """The same inputs give the same bytes: the mini site (two decks, the real maps,
+    the index, every vendored file) built twice into two folders."""
+    content, tables, out = mini
+    a, b = out.parent / "a" / "site", out.parent / "b" / "site"
+    for folder in (a, b):
+        rc, log = run_build(capsys, content, tables, folder, "--no-export")
         assert rc == 0, log
     snap_a, snap_b = snapshot(a), snapshot(b)
     assert len(snap_a) > 50
     assert snap_a == snap_b
+
+
+def test_the_course_build_has_every_deck_linked_from_the_index(site_dir, tables_dir):
+    """What `make site` built from the real content (build/site): a page per deck,
+    each linked from the index, and the tables it was built with."""
     decks = sorted(p.stem for p in (CONTENT / "decks").glob("*.md"))
-    index = (a / "index.html").read_text(encoding="utf-8")
+    index = (site_dir / "index.html").read_text(encoding="utf-8")
+    assert len(snapshot(site_dir)) > 50
     for slug in decks:
-        assert (a / "decks" / f"{slug}.html").exists()
+        assert (site_dir / "decks" / f"{slug}.html").exists()
         assert f'href="decks/{slug}.html"' in index
+    built = {p.name: p.read_bytes() for p in sorted((site_dir / "tables").glob("*.json"))}
+    assert built == {p.name: p.read_bytes() for p in sorted(tables_dir.glob("*.json"))}
 
 
 BROKEN = {

@@ -242,32 +242,24 @@ def test_direction_words_in_the_wrong_slot_stop_the_build(tmp_path, less, more):
         render(tmp_path, f"## S\n\nFour heads {{{{ m.compare('t.a', 't.b', '{less}', '{more}') }}}} it.")
 
 
-def test_every_real_deck_passes_the_guards():
-    """The content as committed: every deck renders with the tables of build/tables,
-    so a hand-typed digit, a number computed in Jinja or a swapped direction word in
-    any deck fails here (and in `make site`)."""
-    from site_builder.build import load_tables  # noqa: PLC0415
-
-    inp = Inputs()
-    tables = load_tables(inp.tables, inp.root)
-    renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
+def test_every_real_deck_passes_the_guards(site_dir):
+    """The content as committed: `make site` rendered every deck with the tables of
+    build/tables through the guards above, so a hand-typed digit, a number computed
+    in Jinja or a swapped direction word in any deck stopped it; what it built has
+    every deck, each printing values that name their table paths."""
     for slug in DECKS:
-        page = renderer.render_file(inp.content / "decks" / f"{slug}.md", tables)
-        assert page.slides and 'data-source="' in html_of(page)
+        html = (site_dir / "decks" / f"{slug}.html").read_text(encoding="utf-8")
+        assert "<section" in html and 'data-source="' in html, slug
 
 
-def test_the_test_targets_sentence_counts_the_test_windows():
+def test_the_test_targets_sentence_counts_the_test_windows(site_dir):
     """A printed value names its path, but a wrong path (the validation slice's
     count where the test count belongs) still shows a real number: the count
     before "test targets" must be the test split's window count, as the corpus
     audit records it (models/corpus_audit.json, written upstream of the tables)."""
     import json  # noqa: PLC0415
 
-    from site_builder.build import load_tables  # noqa: PLC0415
-
-    inp = Inputs()
-    renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
-    html = html_of(renderer.render_file(inp.content / "decks" / "results.md", load_tables(inp.tables, inp.root)))
+    html = (site_dir / "decks" / "results.html").read_text(encoding="utf-8")  # what `make site` built
     audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
     counts = re.findall(r'<span class="v" data-source="([^"]+)"[^>]*>([^<]+)</span> test targets', html)
     assert counts, "the results deck no longer says over how many test targets it measured perplexity"
@@ -278,11 +270,11 @@ def test_the_test_targets_sentence_counts_the_test_windows():
         )
 
 
-def test_the_results_takeaway_word_follows_the_measured_means():
-    """The real results deck, rendered twice: with the measured means, and with
-    the four-head and one-head means swapped. The word that says which way four
-    heads move perplexity must follow the numbers printed beside it, so a typed
-    "lower"/"raise" (or a flipped word pair) fails."""
+def test_the_results_takeaway_word_follows_the_measured_means(site_dir):
+    """The real results deck with the measured means (as `make site` built it), and
+    rendered again with the four-head and one-head means swapped. The word that says
+    which way four heads move perplexity must follow the numbers printed beside it,
+    so a typed "lower"/"raise" (or a flipped word pair) fails."""
     from site_builder.build import load_tables  # noqa: PLC0415
 
     inp = Inputs()
@@ -294,10 +286,12 @@ def test_the_results_takeaway_word_follows_the_measured_means():
     sentence = re.compile(
         r"four heads give a [\d.]+% (\w+) mean test perplexity than one head \(([\d.]+) vs ([\d.]+)\)"
     )
+    built = (site_dir / "decks" / "results.html").read_text(encoding="utf-8")
+    renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
+    swapped = html_of(renderer.render_file(inp.content / "decks" / "results.md", flipped))
     words = []
-    for t in (tables, flipped):
-        renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
-        text = re.sub(r"<[^>]+>", "", html_of(renderer.render_file(inp.content / "decks" / "results.md", t)))
+    for html in (built, swapped):
+        text = re.sub(r"<[^>]+>", "", html)
         found = sentence.search(text)
         assert found, "the results takeaway comparing four heads with one head is gone"
         word, four, one = found.group(1), float(found.group(2)), float(found.group(3))

@@ -12,7 +12,6 @@ import pytest
 
 from common import palette
 from common.typeface import SLIDE_MIN_PX
-from export.tables import compute
 from export.tables.kit import cells as kit_cells
 from export.tables.maps import cell_figures, corpus_figures, token_figures
 
@@ -21,7 +20,7 @@ CONTENT_PX = 1176  # the slide's content box at 1280x720: a figure no wider is d
 
 
 @pytest.fixture(scope="module")
-def t():
+def t(table):
     names = [
         "tokenize",
         "vocab",
@@ -34,7 +33,7 @@ def t():
         "token_figures",
         "cell_figures",
     ]
-    return compute([f"maps_{name}" for name in names])
+    return {f"maps_{name}": table(f"maps_{name}") for name in names}
 
 
 def drawn_cells(svg: str) -> list[tuple[str, str]]:

@@ -110,13 +110,12 @@ def test_widget_slides_have_text_and_part2_widgets_a_static_table(site_dir, slug
             assert 'class="data compact widget-fallback"' in main
 
 
-def test_figures_draw_the_real_attention_weights():
-    """The arrows are labelled (and sized) by the weights the tables hold."""
-    from export.tables import compute
+def test_figures_draw_the_real_attention_weights(table):
+    """The arrows are labelled (and sized) by the weights the tables hold (build/tables)."""
     from export.tables.maps import figures as maps_figures
     from export.tables.part2 import figures as part2_figures
 
-    t = compute(["maps_attention", "part2_walk", "part2_model"])
+    t = {name: table(name) for name in ("maps_attention", "part2_walk", "part2_model")}
     att = t["maps_attention"]
     svg = maps_figures.attention_arrows(att)
     for row in att["weights"]:

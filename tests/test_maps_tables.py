@@ -1,5 +1,6 @@
 """The worked numbers of the "Training and inference maps" deck (seed 003),
-as computed by export/tables/maps/ with the project's own code."""
+as computed by export/tables/maps/ with the project's own code (read from
+build/tables, which `make site` wrote)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from export.tables import compute
 from models.nets import FixedWindowMLP, MLPConfig
 
 
 @pytest.fixture(scope="module")
-def t():
+def t(table):
     """The toy's tables (the deck's stories, audit and figures need more inputs)."""
-    return compute(
-        [
-            f"maps_{name}"
-            for name in ("tokenize", "vocab", "story", "windows", "batch", "mlp", "attention", "generation")
-        ]
-    )
+    names = ("tokenize", "vocab", "story", "windows", "batch", "mlp", "attention", "generation")
+    return {f"maps_{name}": table(f"maps_{name}") for name in names}
 
 
 def test_toy_vocabulary_and_specials(t):

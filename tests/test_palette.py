@@ -9,10 +9,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
-
 from common import palette, typeface
-from common.settings import ROOT, SITE_DIR, TABLES_DIR
+from common.settings import ROOT, SITE_DIR
 from site_builder import palette_css
 
 HEX = re.compile(r"#[0-9a-fA-F]{3,8}\b")
@@ -169,10 +167,8 @@ def _figures(value):
             yield from _figures(v)
 
 
-def test_every_figure_colour_is_a_palette_colour():
-    tables = sorted(TABLES_DIR.glob("*.json"))
-    if not tables:
-        pytest.skip("build/tables missing: run `python -m export.tables`")
+def test_every_figure_colour_is_a_palette_colour(tables_dir):
+    tables = sorted(tables_dir.glob("*.json"))
     allowed = set(palette.entries().values()) | {"none"}
     allowed |= _scale_colours(palette.WEIGHT_SCALE) | _scale_colours(palette.SIGNED_SCALE)
     allowed |= _scale_colours(palette.SURPRISAL_SCALE)  # kit/cells.py's "surprisal" meaning, the loss bars

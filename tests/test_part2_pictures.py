@@ -5,7 +5,8 @@ scores the query the slide talks about, RoPE's panels hold the rotated pairs,
 and every slide that shows a picture keeps its table in the notes (the
 reading view and print).
 
-The figure tests need no build; the slide test reads build/site (make site)."""
+The figure tests read their tables from build/tables and the slide test reads
+build/site (both written by `make site`)."""
 
 from __future__ import annotations
 
@@ -17,27 +18,28 @@ import numpy as np
 import pytest
 
 from common.palette import BLOCKED, SIGNED_SCALE, WEIGHT_SCALE, scale_colour
-from export.tables import compute
 from export.tables.kit.cells import number
 from export.tables.part2 import pictures, toy
 
 CELL = re.compile(r'<rect [^>]*?width="([\d.]+)" [^>]*?fill="(#[0-9a-f]{6})"[^>]*/><text [^>]*>([^<]*)</text>')
 
 
+NAMES = [
+    "part2_pictures",
+    "part2_model",
+    "part2_matrix",
+    "part2_predict",
+    "part2_compare",
+    "part2_video",
+    "part2_positions",
+    "part2_bank",
+    "part2_swap2d",
+]
+
+
 @pytest.fixture(scope="module")
-def t():
-    return compute(
-        [
-            "part2_pictures",
-            "part2_model",
-            "part2_matrix",
-            "part2_predict",
-            "part2_compare",
-            "part2_video",
-            "part2_positions",
-            "part2_bank",
-        ]
-    )
+def t(table):
+    return {name: table(name) for name in NAMES}
 
 
 def cells_of(svg: str) -> list[tuple[str, str]]:
@@ -82,8 +84,7 @@ def test_attention_matrix_is_the_table_and_masks_the_future(t):
     assert all(sum(row) == pytest.approx(1.0) for row in A)
 
 
-def test_changing_a_weight_changes_its_cell():
-    t = compute(["part2_matrix"])
+def test_changing_a_weight_changes_its_cell(t):
     m = dict(t["part2_matrix"])
     A = [list(r) for r in m["A"]]
     A[-1][0], A[-1][-2] = A[-1][-2], A[-1][0]
@@ -184,8 +185,7 @@ def test_residual_draws_the_message_w_o_and_the_rows(t):
     assert rows[1] == pytest.approx(list(np.array(c["message"]) @ np.array(W)))
 
 
-def test_swap2d_cells_are_the_table_and_only_positions_move_the_message():
-    t = compute(["part2_swap2d", "part2_pictures"])
+def test_swap2d_cells_are_the_table_and_only_positions_move_the_message(t):
     rows = t["part2_swap2d"]["table"]["rows"]
     drawn = cells_of(t["part2_pictures"]["swap2d"])
     alphas = [(weight(v), number(v, 3)) for r in rows for v in r[2:5]]

@@ -1,6 +1,7 @@
 """The Part III tables: the two toys, the real corpus excerpts, the real batch
 through a four-head checkpoint, generation, and placeholders for absent
-inputs."""
+inputs. The tables of the committed inputs are read from build/tables (`make
+site` wrote them); a test that changes an input computes them here."""
 
 from __future__ import annotations
 
@@ -18,11 +19,9 @@ from common.settings import ROOT
 from export.tables import compute, to_json
 from export.tables.kit.sources import InputError, Sources
 from export.tables.part3.continuations import continuations, held_out_preset
-from export.tables.part3.corpus import stories
 from export.tables.part3.real import generation_step, real_batch
 from export.tables.part3.toys import W_O, fisherman, two_source
 from models.checkpoints import load_checkpoint
-from models.corpus import prepare
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from support.builds import make_models_dir
 
@@ -35,8 +34,14 @@ def models_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def corpus():
-    return prepare("course")
+def corpus(course_corpus):
+    return course_corpus
+
+
+def sources(corpus, **paths) -> Sources:
+    """The tables' inputs over these paths, with the course corpus already prepared
+    (it is read from data/, whatever the models folder)."""
+    return Sources(**paths, _cache={"corpus": corpus})
 
 
 # ------------------------------------------------------------------ toys
@@ -81,8 +86,8 @@ def test_fisherman_worksheet_shapes_and_arithmetic():
 
 
 # ------------------------------------------------------------------ corpus
-def test_corpus_examples_are_real_stories_picked_by_rule(corpus):
-    t = stories(corpus)
+def test_corpus_examples_are_real_stories_picked_by_rule(corpus, table):
+    t = table("part3_corpus")
     every = [s for split in corpus.stories.values() for s in split]
     shortest = min(len(s["ids"]) - 2 for s in every)
     assert t["shortest"]["tokens"] == shortest
@@ -95,9 +100,10 @@ def test_corpus_examples_are_real_stories_picked_by_rule(corpus):
     assert t["credit"]["license"] == "CDLA-Sharing-1.0" and "Eldan" in t["credit"]["authors"]
 
 
-def test_split_counts_come_from_the_audit(models_dir):
+def test_split_counts_come_from_the_audit(models_dir, corpus):
     audit = json.loads((models_dir / "corpus_audit.json").read_text())
-    table = compute(["part3"], Sources(models_dir=models_dir, export_dir=models_dir / "none"))["part3_corpus"]["audit"]
+    tables = compute(["part3_corpus"], sources(corpus, models_dir=models_dir, export_dir=models_dir / "none"))
+    table = tables["part3_corpus"]["audit"]
     for name, docs, tokens, windows in table["rows"]:
         assert docs == audit["splits"][name]["documents"]
         assert windows == tokens + docs == audit["splits"][name]["windows"]
@@ -188,10 +194,10 @@ def test_continuations_follow_the_decoding_rule(models_dir, tmp_path):
 
 
 # ------------------------------------------------------------------ absent and corrupt inputs
-def test_absent_inputs_give_placeholders_without_numbers(tmp_path):
+def test_absent_inputs_give_placeholders_without_numbers(tmp_path, corpus):
     empty = tmp_path / "models"
     empty.mkdir()
-    tables = compute(["part3"], Sources(models_dir=empty, export_dir=tmp_path / "export"))
+    tables = compute(["part3"], sources(corpus, models_dir=empty, export_dir=tmp_path / "export"))
     for name in ("part3_batch", "part3_generation", "part3_continuations"):
         assert tables[name]["available"] is False
         assert set(tables[name]) == {"available", "reason"}
@@ -236,11 +242,10 @@ def test_continuations_must_agree_with_the_exported_reference(models_dir, tmp_pa
         continuations(Sources(models_dir=models_dir, export_dir=tmp_path))
 
 
-def test_settings_come_from_the_code_the_course_runs():
+def test_settings_come_from_the_code_the_course_runs(table):
     from export.parity import LIMIT
-    from export.tables.part3.settings import settings
 
-    s = settings(Sources())
+    s = table("part3_settings")
     assert s["heads"] * s["head_width"] == s["d"] == s["one_head_width"]
     assert s["limit"] == LIMIT == 24  # the exporter's saved continuations use the same limit
     assert s["banned"] == ["<PAD>", "<BOS>", "<UNK>"]
@@ -285,13 +290,10 @@ def test_sampling_counts_are_consistent():
     assert abs(s["never_drawn_percent"] - s["expected_never_percent"]) < 2.0
 
 
-def test_embedding_rules_on_the_committed_checkpoint(corpus):
+def test_embedding_rules_on_the_committed_checkpoint(corpus, table):
     """PAD row zero, EOS never an input (no gradient: still its decayed starting
     row), BOS and UNK inputs whose rows learned."""
-    from export.tables.part3.training import embedding_rules
-
-    X, y = corpus.windows("train")
-    t = embedding_rules(Sources(), X, y)
+    t = table("part3_embeddings")
     assert t["available"]
     by = t["by_token"]
     assert t["pad_row_max_abs"] == 0.0 and by["<PAD>"]["batch_grad_norm"] == 0.0
@@ -315,12 +317,11 @@ def test_embedding_rules_on_the_committed_checkpoint(corpus):
     assert len(line.get("points").split()) == 64 - t["position_min_pairs"]
 
 
-def test_comparison_caveats_come_from_the_checkpoints_and_settings():
+def test_comparison_caveats_come_from_the_checkpoints_and_settings(table):
     from export.tables.part3.comparison import comparison
     from models.train import OPTIMIZER
 
-    results_json = json.loads(MODELS.results.read_text(encoding="utf-8"))
-    t = comparison(Sources(), results_json)
+    t = table("part3_comparison")
     p = t["parameters"]
     assert t["attention_equal"] and p["attn1"] == p["attn4"]
     assert t["mlp_ratio"] == p["mlp"] / p["attn4"] and f"{t['mlp_ratio']:.2f}" == "1.77"
@@ -392,13 +393,12 @@ def test_figures_are_drawn_from_their_numbers(models_dir):
 # ------------------------------------------------------------------ sampling, overfitting, full Transformer
 
 
-def test_sampling_table_applies_the_decoding_rule_to_the_real_logits():
+def test_sampling_table_applies_the_decoding_rule_to_the_real_logits(table):
     """Each shown probability is softmax(logits / T) over the allowed IDs, cut
     by top-k / top-p with export/decoding.py's rule; small T is greedy."""
     from export.decoding import BANNED, kept_ids, sampling_weights
-    from export.tables.part3.decoding import decoding_table
 
-    t = decoding_table(Sources())
+    t = table("part3_decoding")
     logits = torch.tensor(t["logits"], dtype=torch.float64)
     allowed = torch.ones(len(logits), dtype=torch.bool)
     allowed[sorted(BANNED)] = False
@@ -416,10 +416,10 @@ def test_sampling_table_applies_the_decoding_rule_to_the_real_logits():
     assert t["top_p_kept"] == t["checks"][4]["kept"] and t["small_temperature_top"] > 0.99
 
 
-def test_small_gpt_count_is_gpt2_small_and_ours_is_the_checkpoint():
-    from export.tables.part3.transformer import GPT2_SMALL, transformer_table
+def test_small_gpt_count_is_gpt2_small_and_ours_is_the_checkpoint(table):
+    from export.tables.part3.transformer import GPT2_SMALL
 
-    t = transformer_table(Sources())
+    t = table("part3_transformer")
     g = GPT2_SMALL
     d, L, V, n = g["d"], g["layers"], g["vocab"], g["context"]
     per_block = 2 * 2 * d + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d)

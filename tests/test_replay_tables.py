@@ -1,6 +1,7 @@
 """Part III's replay slides (export/tables/part3/replay.py): every weight and
 probability they show is the training trace's, at the step they name, and the
-built slides print the table's values."""
+built slides print the table's values. The table is read from build/tables
+(`make site` wrote it); the test without a trace computes it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from common.layout import MODELS
 from export.tables.kit.sources import Sources
-from export.tables.part3.replay import HEAD_STEPS, PROBE, STEPS, replay, replay_table
+from export.tables.part3.replay import HEAD_STEPS, PROBE, STEPS, replay_table
 from models.checkpoints import load_vocab
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -25,8 +26,8 @@ def trace() -> dict:
 
 
 @pytest.fixture(scope="module")
-def rp(trace) -> dict:
-    return replay(trace, load_vocab(MODELS))
+def rp(table) -> dict:
+    return table("part3_replay")
 
 
 def _point(trace, kind, step):

@@ -1,6 +1,8 @@
 """The results tables: the perplexity toy, the run summary and charts built
 from results.json (complete and partial), one prompt's four attention rows,
-model sizes, the benchmark, and placeholders for absent inputs."""
+model sizes, the benchmark, and placeholders for absent inputs. The tables of
+the committed inputs are read from build/tables (`make site` wrote them); a
+test that changes an input computes them here."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def results_compute(**paths) -> dict:
-    """The results deck's tables, computed in one run over these inputs."""
+    """The results deck's tables, computed in one run over these (changed) inputs."""
     return compute(["results"], Sources(**paths))
 
 
@@ -202,15 +204,14 @@ def test_corrupt_results_stop_with_its_name(tmp_path):
     assert isinstance(failed.value.__cause__, InputError)
 
 
-def test_committed_results_agree_with_their_recorded_aggregate():
+def test_committed_results_agree_with_their_recorded_aggregate(table):
     """Whatever models/results.json holds right now, the table agrees with it."""
     path = MODELS.results
-    t = results_compute()
+    s = table("results_summary")
     if not path.exists():
-        assert t["results_summary"]["available"] is False
+        assert s["available"] is False
         return
     recorded = json.loads(path.read_text(encoding="utf-8"))
-    s = t["results_summary"]
     assert s["n_runs"] == len(recorded["runs"])
     for kind, agg in recorded.get("aggregate", {}).items():
         entry = s["by_kind"][kind]
@@ -296,18 +297,18 @@ def test_uniform_quarter_targets_give_perplexity_four():
     assert t["uniform"]["targets"] == len(t["rows"]) == len(toy.TOY_PROBABILITIES)
 
 
-def test_per_step_rows_are_attend_window_by_window():
+def test_per_step_rows_are_attend_window_by_window(table):
     """The per-step rows are what training used: attend's final query of the
     window ending at each token. The last one-pass row equals the last per-step
     row; the agreement counts are recounted here."""
     from export.decoding import context_window
-    from export.tables.results.steps import per_step_rows
 
-    t = per_step_rows(Sources())
+    t = table("results_per_step")
     assert t["available"]
+    sources = Sources()
     for kind, d in t["kinds"].items():
         model, _ = load_checkpoint(kind)
-        ctx, _ = Sources().prompt_context(kind, t["prompt"])
+        ctx, _ = sources.prompt_context(kind, t["prompt"])
         history = ctx["history"]
         n = len(history)
         agree = rows = 0
@@ -327,13 +328,13 @@ def test_per_step_rows_are_attend_window_by_window():
         assert (d["agree"], d["rows"]) == (agree, rows)
 
 
-def test_protocol_matches_what_the_runs_recorded():
+def test_protocol_matches_what_the_runs_recorded(table):
     from models.corpus import PROFILES
 
     path = MODELS.results
     recorded = json.loads(path.read_text(encoding="utf-8"))
     audit = json.loads(MODELS.audit.read_text(encoding="utf-8"))
-    t = results_compute()["results_protocol"]
+    t = table("results_protocol")
     course = PROFILES["course"]
     assert t["batch_size"] == course.batch_size == recorded["runs"][0]["batch_size"]
     assert (
@@ -346,13 +347,11 @@ def test_protocol_matches_what_the_runs_recorded():
     assert t["smoke"]["steps"] == PROFILES["smoke"].steps
 
 
-def test_forward_paths_agree_on_the_committed_checkpoints():
+def test_forward_paths_agree_on_the_committed_checkpoints(table, course_corpus):
     """forward (final query only) and forward_details give the same logits on
     the trained checkpoints, to a relative tolerance (an absolute 1e-5 fails
     on trained weights: their logits reach tens)."""
-    from models.corpus import prepare
-
-    X, _ = prepare("course").windows("validation")
+    X, _ = course_corpus.windows("validation")
     X = X[torch.randperm(len(X), generator=torch.Generator().manual_seed(0))[:256]].long()
     for kind in ("attn1", "attn4"):
         model, _ = load_checkpoint(kind)
@@ -361,7 +360,7 @@ def test_forward_paths_agree_on_the_committed_checkpoints():
         scale = float(details.abs().max())
         assert scale > 5
         assert float((fast - details).abs().max()) / scale < 2e-6, kind
-    t = results_compute()["results_attention"]
+    t = table("results_attention")
     assert t["logits_max_rel_diff"] < 2e-6 and "× 10⁻" in t["diff_text"]["logits"]
 
 

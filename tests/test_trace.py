@@ -26,7 +26,7 @@ from common.layout import MODELS
 from common.settings import CHECKPOINT_SEED, CONTEXT, EXPORT_DIR, HELD_OUT_PRESET, ROOT, TABLES_DIR
 from models import ensure, numerics, train
 from models.checkpoints import load_checkpoint, load_vocab
-from models.corpus import PROFILES, Profile, prepare
+from models.corpus import PROFILES, Profile
 from models.nets import KINDS
 from models.probes import PROBES, probe_ids, probe_windows, window
 from models.results_file import load_results
@@ -41,8 +41,8 @@ def trace() -> dict:
 
 
 @pytest.fixture(scope="module")
-def corpus():
-    return prepare("course")
+def corpus(course_corpus):
+    return course_corpus
 
 
 # ------------------------------------------------------------------ the committed trace
