@@ -16,9 +16,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from common.config import CONFIG
 from common.files import read_json
 from common.layout import MODELS
-from common.settings import CHECKPOINT_SEED
 from export import attention_wins as wins
 from export import experiments
 from export.ablation import ablated_attend
@@ -129,7 +129,7 @@ def test_the_built_result_is_current_and_its_baselines_are_the_test_losses():
     assert BUILT.is_file(), "build/experiments is missing: run `make site`"
     result = read_json(BUILT)
     assert experiments.up_to_date(BUILT.parent, experiments.input_key(MODELS)), "stale: run python -m export"
-    runs = {r["kind"]: r for r in read_json(MODELS.results)["runs"] if r["seed"] == CHECKPOINT_SEED}
+    runs = {r["kind"]: r for r in read_json(MODELS.results)["runs"] if r["seed"] == CONFIG.training.checkpoint_seed}
     assert result["test_windows"] == read_json(MODELS.results)["test_windows"]
     for kind in KINDS:
         v = result["variants"][kind]
