@@ -25,6 +25,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from common.config import CONFIG
 from common.files import read_json, sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
 from common.publish import build_lock
@@ -39,9 +40,10 @@ from .ablation import head_mask
 EXPERIMENTS_DIR = BUILD_DIR / "experiments"  # export/tables/kit/sources.py reads experiments.json here
 RESULT = "experiments.json"
 CACHE = "cache.json"
-BATCH = 4096  # models.train.EVAL_BATCH: the same batches as the test evaluation
+BATCH = CONFIG.training.eval_batch  # the same batches as the test evaluation (models/train.py)
 SOURCES = [ROOT / "export" / n for n in ("experiments.py", "attention_wins.py", "ablation.py")]
 SOURCES += [ROOT / "models" / n for n in ("nets.py", "corpus.py", "tokenizer.py", "checkpoints.py")]
+SOURCES += [ROOT / "common" / "config.py"]
 
 
 def variants(n_heads: dict[str, int]) -> list[dict]:

@@ -63,9 +63,10 @@ SOURCES += [
         "corpus.py",
         "checkpoints.py",
         "trace.py",
+        "records.py",
     )
 ]
-SOURCES += [ROOT / "common" / name for name in ("settings.py", "files.py", "layout.py")]
+SOURCES += [ROOT / "common" / name for name in ("settings.py", "config.py", "files.py", "layout.py")]
 PARITY_TOLERANCE = 1e-4
 
 

@@ -47,22 +47,21 @@ class AttentionConfig:
         return asdict(self)
 
 
-def attention(n_heads: int, d: int = CONFIG.attention.d, **sizes) -> AttentionConfig:
+def attention(n_heads: int, d: int = CONFIG.attention.d) -> AttentionConfig:
     """n_heads heads that share the model width d: each head's query, key and
     value width is d // n_heads, so W_Q, W_K, W_V and W_O stay d x d."""
-    return AttentionConfig(d=d, d_k=d // n_heads, d_v=d // n_heads, n_heads=n_heads, **sizes)
+    return AttentionConfig(d=d, d_k=d // n_heads, d_v=d // n_heads, n_heads=n_heads)
 
 
 def course_models(config: CourseConfig = CONFIG) -> dict[str, MLPConfig | AttentionConfig]:
     """The course's models at the sizes ``config`` gives, by kind."""
-    common = dict(C=config.vocab_size, w=config.data.context)
-    mlp = MLPConfig(d=config.mlp.d, h=config.mlp.h, **common)
+    shape = dict(C=config.vocab_size, w=config.data.context)
+    mlp = MLPConfig(d=config.mlp.d, h=config.mlp.h, **shape)
     attn = config.attention
-    return {"mlp": mlp, **{kind: attention(n, attn.d, h=attn.h, **common) for kind, n in attn.heads.items()}}
+    return {"mlp": mlp, **{kind: replace(attention(n, attn.d), h=attn.h, **shape) for kind, n in attn.heads.items()}}
 
 
-# The course's three models at their course sizes (common/config.py).
-COURSE = course_models()
+COURSE = course_models()  # the three models at the course's sizes (common/config.py)
 KINDS = tuple(COURSE)
 LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
 
