@@ -61,7 +61,7 @@ def course_models(config: CourseConfig = CONFIG) -> dict[str, MLPConfig | Attent
     return {"mlp": mlp, **{kind: replace(attention(n, attn.d), h=attn.h, **shape) for kind, n in attn.heads.items()}}
 
 
-COURSE = course_models()  # the three models at the course's sizes (common/config.py)
+COURSE = course_models()  # sizes: common/config.py
 KINDS = tuple(COURSE)
 LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
 
