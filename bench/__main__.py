@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from common.chromium import launch
-from common.settings import BENCH_FILE, HELD_OUT_PRESET, SITE_DIR, SITE_ONNX
+from common.config import CONFIG
+from common.settings import BENCH_FILE, SITE_DIR, SITE_ONNX
 from export.decoding import context_window, start_history
 from site_builder.assemble import ORT_BUILDS
 from site_builder.serve import start_server
@@ -108,7 +109,7 @@ def main(argv=None) -> int:
         return 2
     metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
     presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
-    prompt = next((p["prompt"] for p in presets if p["id"] == HELD_OUT_PRESET), presets[0]["prompt"])
+    prompt = next((p["prompt"] for p in presets if p["id"] == CONFIG.decoding.held_out_preset), presets[0]["prompt"])
 
     from playwright.sync_api import sync_playwright
 
@@ -241,7 +242,7 @@ def only_throttled(args) -> int:
         return 2
     report = json.loads(args.out.read_text(encoding="utf-8"))
     presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
-    prompt = next((p["prompt"] for p in presets if p["id"] == HELD_OUT_PRESET), presets[0]["prompt"])
+    prompt = next((p["prompt"] for p in presets if p["id"] == CONFIG.decoding.held_out_preset), presets[0]["prompt"])
     from playwright.sync_api import sync_playwright
 
     server, url = start_server(args.site)

@@ -1,7 +1,7 @@
 """Where the models stage keeps its files, in one place.
 
     models/
-      results.json            every training run (models/results_file.py checks it)
+      results.json            every training run (models/records.py checks it)
       corpus_audit.json       documents, tokens, windows per split
       training_trace.json     seed-11 runs' predictions and attention on fixed probes, step by step
       reproduction.json       independent reruns of seed-11 runs and the weights they gave (models/reproduce.py)

@@ -21,8 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from common.settings import CONTEXT, TOKEN_LIMIT
+from common.config import CONFIG
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+
+CONTEXT = CONFIG.data.context
+TOKEN_LIMIT = CONFIG.decoding.token_limit
 
 BANNED = frozenset((PAD_ID, BOS_ID, UNK_ID))
 MASK32 = 0xFFFFFFFF

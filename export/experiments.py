@@ -29,6 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from common.config import CONFIG
 from common.files import sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
 from common.publish import build_lock
@@ -43,7 +44,7 @@ from .ablation import head_mask
 EXPERIMENTS_DIR = BUILD_DIR / "experiments"  # export/tables/kit/sources.py reads experiments.json here
 RESULT = "experiments.json"
 LEGACY_CACHE = "cache.json"  # the skip record of older builds; the runner's record replaced it
-BATCH = 4096  # models.train.EVAL_BATCH: the same batches as the test evaluation
+BATCH = CONFIG.training.eval_batch  # the same batches as the test evaluation (models/train.py)
 
 
 def variants(n_heads: dict[str, int]) -> list[dict]:

@@ -1,5 +1,8 @@
 """metadata.json: what the lab and the results slides need to know about each
-exported model, and about the vocabulary and decoding settings."""
+exported model, and about the vocabulary and decoding settings. Its "config"
+is the resolved course configuration (common/config.py ``CONFIG.as_dict()``),
+which the slides' settings table reads (export/tables/part3/settings.py), so
+that slides and lab read one file."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import onnx
 import onnxruntime
 import torch
 
+from common.config import CONFIG
 from models.nets import LABELS, count_parameters
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, UNK_ID
 
@@ -87,6 +91,7 @@ def build_metadata(entries: dict, vocab, info_any: dict, results: dict) -> dict:
             "license": "CDLA-Sharing-1.0",
             "license_url": LICENSE_URL,
         },
+        "config": CONFIG.as_dict(),
         "exporter": {
             "torch": torch.__version__,
             "onnx": onnx.__version__,

@@ -14,11 +14,11 @@ import math
 import numpy as np
 import torch
 
-from common.settings import TOKEN_LIMIT as LIMIT
 from models.corpus import Corpus
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab
 
 from .decoding import BANNED, CONTEXT, Mulberry32, context_window, generate, sampling_weights, start_history
+from .decoding import TOKEN_LIMIT as LIMIT
 
 SAMPLED = {"temperature": 0.9, "seed": 7}
 FILTERED = {"temperature": 0.9, "seed": 7, "top_k": 20, "top_p": 0.9}

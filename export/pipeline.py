@@ -24,8 +24,7 @@ from common.settings import EXPORT_DIR
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab, read_info, weights_file
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS
-from models.results_file import load_results
-from models.trace import load_trace
+from models.records import load_results, load_trace
 
 from .ablation import ablated_attend, head_mask
 from .lab_trace import lab_trace

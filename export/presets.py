@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from common.settings import HELD_OUT_PRESET
+from common.config import CONFIG
 from models.corpus import Corpus
 from models.tokenizer import UNK_ID, Vocab
 
@@ -95,7 +95,7 @@ def build_presets(corpus: Corpus, vocab: Vocab) -> list[dict]:
     test = min(enumerate(corpus.stories["test"]), key=lambda p: (len(p[1]["ids"]), p[0]))[1]
     presets.append(
         {
-            "id": HELD_OUT_PRESET,
+            "id": CONFIG.decoding.held_out_preset,
             "group": "Held-out test story",
             "label": "Shortest held-out test story (prefix)",
             "prompt": story_prefix(test["text"]),

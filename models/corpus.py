@@ -21,37 +21,22 @@ from pathlib import Path
 
 import torch
 
-from common.settings import CONTEXT, ROOT
+from common.config import CONFIG, Profile
+from common.settings import ROOT
 
 from .tokenizer import PAD_ID, UNK_ID, Vocab, normalize, tokenize
 
-DATA_FILE = ROOT / "data" / "tinystories" / "stories.jsonl.gz"
-# SHA-256 of the uncompressed bytes, as stated in data/tinystories/SOURCES.md.
-DATA_SHA256 = "67f25e806b62c553cd8dabfe9fdb180dc10429a6a85be7be004eb0f9da77a7e4"
-SEED = 20240
+# The data file, its SHA-256, the split seed and the profiles: common/config.py.
+DATA_FILE = ROOT / CONFIG.data.file
+DATA_SHA256 = CONFIG.data.sha256
+SEED = CONFIG.data.split_seed
+CONTEXT = CONFIG.data.context
+PROFILES = CONFIG.training.profiles
 SPLITS = ("train", "validation", "test")
 
 
 class DataError(RuntimeError):
     """A data file is missing, corrupt or in an unknown format."""
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    n_stories: int
-    vocab_size: int
-    steps: int
-    batch_size: int
-    eval_every: int
-    val_windows: int
-    seeds: tuple[int, ...] = (11, 29, 47)
-
-
-PROFILES = {
-    "smoke": Profile("smoke", 480, 1000, steps=300, batch_size=128, eval_every=100, val_windows=2000),
-    "course": Profile("course", 6000, 4000, steps=6000, batch_size=512, eval_every=750, val_windows=20000),
-}
 
 
 def _read_bytes(path: Path) -> bytes:

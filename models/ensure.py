@@ -16,6 +16,13 @@ vocabulary, results, corpus audit and training trace; train only what is missing
   it is rewritten only by retraining a seed-11 run (`make train`).
 - The reproduction record (models/reproduction.json, models/reproduce.py),
   when present, is checked for its schema; a corrupt one stops the build.
+- Every checkpoint's recorded settings (its model sizes and seed) and every
+  recorded run's (learning rate, weight decay, steps, batch size) must be the
+  course configuration's (common/config.py); a difference stops the build,
+  naming the field and both values, e.g.
+  `attn4 was trained with h=256, the course says 128: run make train`.
+  Nothing is trained then: the committed runs stay until `make train`
+  replaces them.
 
     python -m models.ensure [--dry-run]
 """
@@ -24,21 +31,56 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common.config import CONFIG, CourseConfig
 from common.files import Missing, read_json
 from common.layout import ModelsFolder
-from common.settings import CHECKPOINT_SEED, MODELS_DIR, ROOT
+from common.settings import MODELS_DIR
 
 from .checkpoints import CheckpointError, load_checkpoint, load_vocab
-from .corpus import PROFILES, DataError, load_stories
-from .nets import KINDS
-from .reproduce import load_reproduction
-from .results_file import load_results, missing_runs
-from .trace import load_trace
+from .corpus import DataError, load_stories
+from .launch import train_cli
+from .nets import KINDS, course_models
+from .records import load_reproduction, load_results, load_trace, missing_runs
+
+CHECKPOINT_SEED = CONFIG.training.checkpoint_seed
+
+
+class SettingsMismatch(CheckpointError):
+    """Committed checkpoints or runs were trained with settings other than the
+    course configuration's; one line per differing field."""
+
+
+def settings_mismatches(infos: dict, results: dict | None, config: CourseConfig = CONFIG) -> list[str]:
+    """Each recorded setting that differs from ``config``, in words: the model
+    sizes and seed of each checkpoint (``infos``: {kind: checkpoint info}) and
+    the optimizer, steps and batch size of each run in ``results``."""
+    lines = []
+
+    def compare(who: str, recorded: dict, expected: dict) -> None:
+        for key, want in expected.items():
+            if recorded.get(key) != want:
+                lines.append(
+                    f"{who} was trained with {key}={recorded.get(key)}, the course says {want}: run make train"
+                )
+
+    models = course_models(config)
+    profiles = config.training.profiles
+    for kind, info in infos.items():
+        profile = profiles.get(info.get("profile"), profiles["course"])
+        expected = dict(models[kind].as_dict(), C=profile.vocab_size)  # the vocabulary size is the profile's
+        compare(kind, info.get("config") or {}, expected)
+        compare(kind, info, {"seed": config.training.checkpoint_seed})
+    if results is not None:
+        profile = profiles[results["profile"]]
+        for run in results["runs"]:
+            optimizer = config.training.optimizer[run["kind"]]
+            expected = dict(lr=optimizer.lr, weight_decay=optimizer.weight_decay, steps=profile.steps)
+            compare(f"{run['kind']} seed {run['seed']}", run, dict(expected, batch_size=profile.batch_size))
+    return lines
 
 
 @dataclass
@@ -67,9 +109,10 @@ class Plan:
         return lines
 
 
-def plan(models_dir: Path = MODELS_DIR) -> Plan:
+def plan(models_dir: Path = MODELS_DIR, config: CourseConfig = CONFIG) -> Plan:
     """What is missing and what must be trained. Raises CheckpointError naming
-    the file when anything present is corrupt."""
+    the file when anything present is corrupt, and SettingsMismatch when a
+    checkpoint or run was trained with settings other than ``config``'s."""
     folder = ModelsFolder(Path(models_dir))
     p = Plan()
     results = None
@@ -81,7 +124,7 @@ def plan(models_dir: Path = MODELS_DIR) -> Plan:
     p.profile = profile
     vocab = None
     try:
-        vocab = load_vocab(folder, PROFILES[profile].vocab_size)
+        vocab = load_vocab(folder, config.training.profiles[profile].vocab_size)
     except Missing as exc:
         p.missing.append(str(exc))
     try:
@@ -95,12 +138,14 @@ def plan(models_dir: Path = MODELS_DIR) -> Plan:
         except Missing as exc:
             p.missing.append(str(exc))
             no_checkpoint.append(kind)
+    if mismatches := settings_mismatches(infos, results, config):
+        raise SettingsMismatch("\n".join(mismatches))
     if infos:  # with no checkpoint at all, training writes the trace afresh
         check_trace(folder, infos, vocab)
     if folder.reproduction.exists():  # optional: a fresh training writes none
         load_reproduction(folder, CheckpointError)
     if results is None:
-        p.runs = [(kind, seed) for seed in PROFILES[profile].seeds for kind in KINDS]
+        p.runs = [(kind, seed) for seed in config.training.profiles[profile].seeds for kind in KINDS]
     else:
         todo = set(missing_runs(results)) | {(kind, CHECKPOINT_SEED) for kind in no_checkpoint}
         p.runs = sorted(todo, key=lambda r: (r[1] != CHECKPOINT_SEED, r[1], KINDS.index(r[0])))
@@ -132,12 +177,7 @@ def run(p: Plan, models_dir: Path = MODELS_DIR) -> int:
     return train_cli(["--profile", p.profile, "--out", str(models_dir), "--kinds", *kinds, "--seeds", *map(str, seeds)])
 
 
-def train_cli(args: list[str]) -> int:
-    """`python -m models.train ARGS` from the repo root; its exit status."""
-    return subprocess.run([sys.executable, "-m", "models.train", *args], cwd=ROOT).returncode
-
-
-def main(argv=None) -> int:
+def main(argv=None, config: CourseConfig = CONFIG) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m models.ensure", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -151,7 +191,11 @@ def main(argv=None) -> int:
         print("error: restore the shipped data with `git checkout data/`", file=sys.stderr)
         return 1
     try:
-        p = plan(args.models)
+        p = plan(args.models, config)
+    except SettingsMismatch as exc:
+        for line in str(exc).splitlines():
+            print(f"error: {line}", file=sys.stderr)
+        return 1
     except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
         print(
@@ -169,7 +213,7 @@ def main(argv=None) -> int:
     if run(p, args.models) != 0:
         print("error: training failed (see above)", file=sys.stderr)
         return 1
-    left = plan(args.models).missing
+    left = plan(args.models, config).missing
     if left:
         print(f"error: still missing after training: {'; '.join(left)}", file=sys.stderr)
         return 1

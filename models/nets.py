@@ -11,17 +11,18 @@ from dataclasses import asdict, dataclass, replace
 import torch
 import torch.nn as nn
 
-from common.settings import CONTEXT, VOCAB_SIZE
+from common.config import CONFIG, CourseConfig
 
 
 @dataclass(frozen=True)
 class MLPConfig:
-    """Sizes of the fixed-window MLP (a checkpoint's "config" holds these fields)."""
+    """Sizes of the fixed-window MLP (a checkpoint's "config" holds these fields).
+    The course's values come from common/config.py (``course_models``)."""
 
-    C: int = VOCAB_SIZE  # vocabulary size
-    w: int = CONTEXT  # context width: token slots in a window
-    d: int = 64  # embedding width
-    h: int = 256  # units of the ReLU hidden layer
+    C: int = CONFIG.vocab_size  # vocabulary size
+    w: int = CONFIG.data.context  # context width: token slots in a window
+    d: int = CONFIG.mlp.d  # embedding width
+    h: int = CONFIG.mlp.h  # units of the ReLU hidden layer
     pad_id: int = 0
 
     def as_dict(self) -> dict:
@@ -33,12 +34,12 @@ class AttentionConfig:
     """Sizes of a causal attention model: n_heads heads, each with query/key
     width d_k and value width d_v (the course keeps n_heads * d_k = d)."""
 
-    C: int = VOCAB_SIZE
-    w: int = CONTEXT
-    d: int = 64
-    d_k: int = 64
-    d_v: int = 64
-    h: int = 256
+    C: int = CONFIG.vocab_size
+    w: int = CONFIG.data.context
+    d: int = CONFIG.attention.d
+    d_k: int = CONFIG.attention.d
+    d_v: int = CONFIG.attention.d
+    h: int = CONFIG.attention.h
     pad_id: int = 0
     n_heads: int = 1
 
@@ -46,14 +47,21 @@ class AttentionConfig:
         return asdict(self)
 
 
-def attention(n_heads: int, d: int = 64) -> AttentionConfig:
+def attention(n_heads: int, d: int = CONFIG.attention.d) -> AttentionConfig:
     """n_heads heads that share the model width d: each head's query, key and
     value width is d // n_heads, so W_Q, W_K, W_V and W_O stay d x d."""
     return AttentionConfig(d=d, d_k=d // n_heads, d_v=d // n_heads, n_heads=n_heads)
 
 
-# The course's three models at their course sizes.
-COURSE = {"mlp": MLPConfig(), "attn1": attention(1), "attn4": attention(4)}
+def course_models(config: CourseConfig = CONFIG) -> dict[str, MLPConfig | AttentionConfig]:
+    """The course's models at the sizes ``config`` gives, by kind."""
+    shape = dict(C=config.vocab_size, w=config.data.context)
+    mlp = MLPConfig(d=config.mlp.d, h=config.mlp.h, **shape)
+    attn = config.attention
+    return {"mlp": mlp, **{kind: replace(attention(n, attn.d), h=attn.h, **shape) for kind, n in attn.heads.items()}}
+
+
+COURSE = course_models()  # sizes: common/config.py
 KINDS = tuple(COURSE)
 LABELS = {"mlp": "Fixed-window MLP", "attn1": "One-head attention", "attn4": "Four-head attention"}
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import torch
 
-from common.settings import CONTEXT
+from common.config import CONFIG
 
 from .tokenizer import BOS_ID, PAD_ID, Vocab
+
+CONTEXT = CONFIG.data.context
 
 # name -> text. Sources (checked by tests/test_trace.py):
 #   river, cheque: the two "bank" sentences of Part II (export/tables/_part2_toy.py)

@@ -13,34 +13,25 @@ Each rerun is a record in models/reproduction.json:
 The weights' SHA-256 is compared with the committed checkpoint's by the
 results deck (export/tables/results/reproduction.py): equal hashes mean the
 rerun gave the same weights bit for bit. ``models.ensure`` validates the file
-(``load_reproduction``); nothing rewrites it but this command.
+(models/records.py ``load_reproduction``); nothing rewrites it but this command.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import tempfile
 from pathlib import Path
 
+from common.config import CONFIG
 from common.files import read_json, sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
-from common.settings import CHECKPOINT_SEED
 
+from .launch import train_cli
 from .nets import KINDS
+from .records import REPRODUCTION_FORMAT, load_reproduction, validate_reproduction
 
-FORMAT = 1
-FIELDS = {
-    "kind": str,
-    "seed": int,
-    "numerics": str,
-    "torch_version": str,
-    "weights_sha256": str,
-    "selected_step": int,
-    "test_loss": float,
-    "train_seconds": float,
-}
+CHECKPOINT_SEED = CONFIG.training.checkpoint_seed
 
 
 def record_of(folder: ModelsFolder, kind: str, seed: int = CHECKPOINT_SEED) -> dict:
@@ -61,46 +52,9 @@ def record_of(folder: ModelsFolder, kind: str, seed: int = CHECKPOINT_SEED) -> d
     }
 
 
-def validate_reproduction(data, path: Path, error: type[Exception]) -> dict:
-    """Raise ``error`` naming ``path`` unless ``data`` has the shape above."""
-
-    def fail(problem: str):
-        raise error(f"{path}: {problem}")
-
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        fail(f"not a reproduction record of format {FORMAT}")
-    reruns = data.get("reruns")
-    if not isinstance(reruns, list) or not reruns:
-        fail("has no reruns")
-    for i, r in enumerate(reruns):
-        if not isinstance(r, dict):
-            fail(f"reruns[{i}] is not an object")
-        for key, kind in FIELDS.items():
-            value = r.get(key)
-            if kind is float:
-                ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            else:
-                ok = isinstance(value, kind) and not isinstance(value, bool)
-            if not ok:
-                fail(f"reruns[{i}].{key} is missing or not a {kind.__name__}")
-        if r["kind"] not in KINDS:
-            fail(f"reruns[{i}].kind {r['kind']!r} is not one of {', '.join(KINDS)}")
-        if len(r["weights_sha256"]) != 64:
-            fail(f"reruns[{i}].weights_sha256 is not a SHA-256")
-    return data
-
-
-def load_reproduction(folder: ModelsFolder, error: type[Exception]) -> dict:
-    """Read and validate the folder's reproduction record (``read_json``
-    raises ``missing(error)`` when there is none)."""
-    return validate_reproduction(
-        read_json(folder.reproduction, error, "reproduction record"), folder.reproduction, error
-    )
-
-
 def add(records: list[dict], folder: ModelsFolder = MODELS) -> dict:
     """Append ``records`` to the folder's reproduction record and write it."""
-    data = {"format": FORMAT, "reruns": []}
+    data = {"format": REPRODUCTION_FORMAT, "reruns": []}
     if folder.reproduction.exists():
         data = load_reproduction(folder, RuntimeError)
     data["reruns"] = data["reruns"] + records
@@ -113,8 +67,6 @@ def rerun(kind: str, profile: str = "course") -> dict:
     """Train ``kind`` seed 11 from scratch on the pinned code paths, in its
     own process (models/numerics.py must act before torch starts), into a
     scratch folder; its record."""
-    from .ensure import train_cli
-
     with tempfile.TemporaryDirectory(prefix="reproduce-") as tmp:
         args = ["--profile", profile, "--out", tmp, "--kinds", kind, "--seeds", str(CHECKPOINT_SEED), "--fresh"]
         if train_cli(args) != 0:

@@ -17,14 +17,18 @@ import sys
 import time
 from pathlib import Path
 
+from common.config import CONFIG
 from common.layout import ModelsFolder
-from common.settings import CHECKPOINT_SEED, MODELS_DIR
+from common.settings import MODELS_DIR
 
 from . import numerics
 from .checkpoints import CheckpointError, load_vocab
 from .corpus import PROFILES, prepare
 from .nets import KINDS
-from .trace import TraceRecorder, load_trace
+from .records import load_trace
+from .trace import TraceRecorder
+
+CHECKPOINT_SEED = CONFIG.training.checkpoint_seed
 
 DEFAULT_KIND, DEFAULT_STEPS = "attn1", 100
 

@@ -22,9 +22,10 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from common.config import CONFIG
 from common.files import read_json, sha256_file, write_json
 from common.layout import ModelsFolder
-from common.settings import BUILD_DIR, CHECKPOINT_SEED, CLIP_NORM, MODELS_DIR, OPTIMIZER
+from common.settings import BUILD_DIR, MODELS_DIR
 
 from . import numerics
 from .checkpoints import save_checkpoint
@@ -33,7 +34,11 @@ from .nets import KINDS, LABELS, build, count_parameters
 from .probes import probe_set
 from .trace import EARLY_STEPS, TraceRecorder, save_run
 
-EVAL_BATCH = 4096
+# The protocol's settings (common/config.py CONFIG.training), under the names other code reads.
+CHECKPOINT_SEED = CONFIG.training.checkpoint_seed
+CLIP_NORM = CONFIG.training.clip_norm
+EVAL_BATCH = CONFIG.training.eval_batch
+OPTIMIZER = {kind: (o.lr, o.weight_decay) for kind, o in CONFIG.training.optimizer.items()}  # kind: (lr, wd)
 
 
 def optimizer_settings(kind: str) -> tuple[float, float]:
@@ -66,8 +71,8 @@ def mean_loss(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float
 
 def validation_slice(X: torch.Tensor, y: torch.Tensor, n: int):
     """A fixed slice of validation windows, the same for every run: a
-    permutation drawn with seed 0, first n."""
-    order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0))[:n]
+    permutation drawn with seed 0 (CONFIG.training.validation_seed), first n."""
+    order = torch.randperm(len(y), generator=torch.Generator().manual_seed(CONFIG.training.validation_seed))[:n]
     return X[order], y[order]
 
 

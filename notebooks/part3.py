@@ -53,7 +53,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from common.settings import CONTEXT, OPTIMIZER
+from common.config import CONFIG
 from models.checkpoints import load_checkpoint, load_vocab
 from models.corpus import load_stories, make_windows
 from models.tokenizer import BOS_ID, PAD_ID, UNK_ID, Vocab, normalize, tokenize
@@ -170,7 +170,7 @@ assert vocab.itos == committed.itos, "the refitted vocabulary differs from the c
 
 windows = {}
 for name, stories in splits.items():
-    X_split, y_split = make_windows([vocab.encode_story(s["norm"]) for s in stories], context=CONTEXT)
+    X_split, y_split = make_windows([vocab.encode_story(s["norm"]) for s in stories], context=CONFIG.data.context)
     windows[name] = len(y_split)
 print("windows (one per target):", windows, " total", sum(windows.values()))
 got["part3_corpus.audit.pool_stories"] = len(pool)
@@ -214,7 +214,7 @@ got["part3_sampling.most_draws"] = int(counts.max())
 model, info = load_checkpoint("attn4")
 print("checkpoint: seed", info["seed"], "selected step", info["selected_step"], model.config)
 prefixes = [["<BOS>", "lily", "found"], ["<BOS>", "lily", "found", "a"]]
-X = torch.tensor([[PAD_ID] * (CONTEXT - len(p)) + vocab.encode_tokens(p) for p in prefixes])
+X = torch.tensor([[PAD_ID] * (CONFIG.data.context - len(p)) + vocab.encode_tokens(p) for p in prefixes])
 y = torch.tensor(vocab.encode_tokens(["a", "red"]))
 print("X", tuple(X.shape), "last six slots:", X[:, -6:].tolist(), " y", y.tolist())
 with torch.no_grad():
@@ -237,7 +237,7 @@ got["part3_batch.model.target_probabilities"] = p_target.tolist()
 # heads. Our models score only the final query: 2 x w x d.
 
 # %%
-T_, D_, n_heads = CONTEXT, model.config.d, model.config.n_heads
+T_, D_, n_heads = CONFIG.data.context, model.config.d, model.config.n_heads
 d_k = D_ // n_heads
 scores_madds = mixing_madds = n_heads * T_ * T_ * d_k
 print(
@@ -258,7 +258,7 @@ got["part3_cost.final_query_madds"] = 2 * T_ * D_
 
 # %%
 trainee = copy.deepcopy(model).train()
-lr, wd = OPTIMIZER["attn4"]
+lr, wd = CONFIG.training.optimizer["attn4"].lr, CONFIG.training.optimizer["attn4"].weight_decay
 opt = torch.optim.AdamW(trainee.parameters(), lr=lr, weight_decay=wd)
 step_loss = F.cross_entropy(trainee(X), y)
 opt.zero_grad()
@@ -277,7 +277,7 @@ got["part3_batch.model.loss_after_step"] = after
 
 # %%
 history = [BOS_ID] + vocab.encode("Lily found")
-context = torch.tensor([[PAD_ID] * (CONTEXT - len(history)) + history])
+context = torch.tensor([[PAD_ID] * (CONFIG.data.context - len(history)) + history])
 with torch.no_grad():
     logits = model(context)[0]
 logits[[PAD_ID, BOS_ID, UNK_ID]] = float("-inf")

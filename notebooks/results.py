@@ -54,8 +54,9 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from common.config import CONFIG
 from common.layout import MODELS
-from common.settings import CONTEXT, EXPORT_DIR, HELD_OUT_PRESET, TOKEN_LIMIT
+from common.settings import EXPORT_DIR
 from models.checkpoints import load_checkpoint, load_vocab
 from models.corpus import prepare
 from models.nets import KINDS, LABELS
@@ -178,7 +179,7 @@ got["results_worked.reduction_percent"] = 100 * (one_head_mean - mean) / one_hea
 # %%
 prompt = "a little dog found a red hat"
 history = [BOS_ID] + vocab.encode(prompt)
-X = torch.tensor([[PAD_ID] * (CONTEXT - len(history)) + history])
+X = torch.tensor([[PAD_ID] * (CONFIG.data.context - len(history)) + history])
 attn4 = models["attn4"]
 with torch.inference_mode():
     details = attn4.forward_details(X)  # every row, every head
@@ -214,16 +215,16 @@ assert logit_gap < 1e-4 and weight_gap < 1e-6, "the two forward paths disagree"
 # %%
 presets = json.loads((EXPORT_DIR / "presets.json").read_text(encoding="utf-8"))
 items = presets["presets"] if isinstance(presets, dict) else presets
-preset = next(p for p in items if p.get("id") == HELD_OUT_PRESET)
+preset = next(p for p in items if p.get("id") == CONFIG.decoding.held_out_preset)
 print("prompt:", preset["prompt"])
 prompt_ids = vocab.encode(preset["prompt"])
 continuations = []
 with torch.inference_mode():
     for kind, model in models.items():
         h, new = [BOS_ID] + prompt_ids, []
-        for _ in range(TOKEN_LIMIT):
-            window = h[-CONTEXT:]
-            logits = model(torch.tensor([[PAD_ID] * (CONTEXT - len(window)) + window]))[0].clone()
+        for _ in range(CONFIG.decoding.token_limit):
+            window = h[-CONFIG.data.context :]
+            logits = model(torch.tensor([[PAD_ID] * (CONFIG.data.context - len(window)) + window]))[0].clone()
             logits[[PAD_ID, BOS_ID, UNK_ID]] = float("-inf")
             choice = int(logits.argmax())  # torch's argmax returns the first (lowest) ID on ties
             if choice == EOS_ID:

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import jinja2
 
+from common.config import CONFIG
 from common.export_check import ExportMismatch, check_export
 from common.files import read_json
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
-from common.settings import EXPORT_DIR, HELD_OUT_PRESET, ROOT, SITE_DIR, TABLES_DIR, TOKEN_LIMIT
+from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR
 
 from . import assemble, fonts, navigation, notebook_pages, palette_css, reference, versioning
 from .archive import ZIP_NAME, write_source_zip
@@ -132,7 +133,10 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
     if lab:  # replaces the copy of web/lab/index.html
         titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
         html = env.get_template("web/lab/index.html").render(
-            root="../", token_limit=TOKEN_LIMIT, held_out_preset=HELD_OUT_PRESET, slide_titles=titles
+            root="../",
+            token_limit=CONFIG.decoding.token_limit,
+            held_out_preset=CONFIG.decoding.held_out_preset,
+            slide_titles=titles,
         )
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
     versioning.stamp(staging)  # last: every reference gets the build id of the finished site

@@ -30,7 +30,7 @@ from export import pipeline
 from export.pipeline import ExportError
 from models import ensure
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
-from models.results_file import load_results
+from models.records import load_results
 from site_builder import serve
 from site_builder.assemble import BuildError
 from site_builder.build import Inputs, build

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 import torch
 
-from common.settings import CONTEXT
 from export.decoding import (
     BANNED,
+    CONTEXT,
     Mulberry32,
     check_filters,
     context_window,
@@ -142,7 +142,7 @@ def case(vocab):
         "score_logprobs": [[], [-0.5], [-1.0, -2.0, -0.25]],
         "bigram": bigram,
         "generate": generate_cases,
-        "context": CONTEXT,  # the lab reads it from onnx/metadata.json, which export writes from common.settings
+        "context": CONTEXT,  # the lab reads it from onnx/metadata.json, which export writes from common/config.py
         "buffers_b64": [base64.b64encode(b).decode() for b in blobs],
     }
     return {

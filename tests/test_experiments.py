@@ -16,10 +16,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from common.config import CONFIG
 from common.files import read_json, sha256_file
 from common.layout import MODELS, ModelsFolder
 from common.runner import RECORDS, Runner
-from common.settings import CHECKPOINT_SEED, ROOT
+from common.settings import ROOT
 from common.stages import stage
 from export import attention_wins as wins
 from export import experiments
@@ -132,7 +133,7 @@ def test_the_built_result_is_current_and_its_baselines_are_the_test_losses():
     result = read_json(BUILT)
     assert Runner().check(stage("experiments"))[1] is None, "stale: run `make site`"
     assert result["inputs"] == experiments.input_files(MODELS)
-    runs = {r["kind"]: r for r in read_json(MODELS.results)["runs"] if r["seed"] == CHECKPOINT_SEED}
+    runs = {r["kind"]: r for r in read_json(MODELS.results)["runs"] if r["seed"] == CONFIG.training.checkpoint_seed}
     assert result["test_windows"] == read_json(MODELS.results)["test_windows"]
     for kind in KINDS:
         v = result["variants"][kind]

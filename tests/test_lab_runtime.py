@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from common.chromium import evaluate, launch
-from common.settings import SITE_ONNX, TOKEN_LIMIT
+from common.config import CONFIG
+from common.settings import SITE_ONNX
 from site_builder.serve import start_server
 from site_builder.static_server import Handler
 from support.lab import open_lab, reset_lab
@@ -346,7 +347,7 @@ def test_the_lab_reads_its_context_width_and_token_limit_from_the_build(browser,
     metadata = json.loads((site_dir / SITE_ONNX / "metadata.json").read_text(encoding="utf-8"))
     html = (site_dir / "lab" / "index.html").read_text(encoding="utf-8")
     limit = re.search(r'<input id="limit"[^>]*value="(\d+)"', html)
-    assert limit and int(limit.group(1)) == metadata["decoding"]["default_limit"] == TOKEN_LIMIT
+    assert limit and int(limit.group(1)) == metadata["decoding"]["default_limit"] == CONFIG.decoding.token_limit
     metadata["context"] = 32
     server, url = start_server(_site_with_metadata(site_dir, tmp_path, json.dumps(metadata)))
     context = browser.new_context()
@@ -358,7 +359,7 @@ def test_the_lab_reads_its_context_width_and_token_limit_from_the_build(browser,
         tok = page.evaluate("window.lab.tokenize('once upon a time')")
         assert len(tok["context"]) == 32 and tok["context"][-5:] == tok["history"][-5:]
         assert not any(m["ok"] for m in status["models"].values()), status  # the graphs take 64 IDs
-        assert page.evaluate("document.querySelector('#limit').value") == str(TOKEN_LIMIT)
+        assert page.evaluate("document.querySelector('#limit').value") == str(CONFIG.decoding.token_limit)
     finally:
         context.close()
         server.shutdown()

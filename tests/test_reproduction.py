@@ -23,8 +23,9 @@ import pytest
 from common.layout import MODELS, ModelsFolder
 from export.tables.results.reproduction import pinned, reproduction
 from models import ensure
-from models.reproduce import FORMAT, add, record_of, validate_reproduction
-from models.results_file import load_results
+from models.records import REPRODUCTION_FORMAT as FORMAT
+from models.records import load_results, validate_reproduction
+from models.reproduce import add, record_of
 
 
 @pytest.fixture(scope="module")

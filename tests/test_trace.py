@@ -21,18 +21,22 @@ from pathlib import Path
 import pytest
 import torch
 
+from common.config import CONFIG
 from common.files import sha256_file
 from common.layout import MODELS
-from common.settings import CHECKPOINT_SEED, CONTEXT, EXPORT_DIR, HELD_OUT_PRESET, ROOT, TABLES_DIR
+from common.settings import EXPORT_DIR, ROOT, TABLES_DIR
 from models import ensure, numerics, train
 from models.checkpoints import load_checkpoint, load_vocab
 from models.corpus import PROFILES, Profile
 from models.nets import KINDS
 from models.probes import PROBES, probe_ids, probe_windows, window
-from models.results_file import load_results
+from models.records import load_results
 from models.tokenizer import BOS_ID, PAD_ID, tokenize
 from models.trace import DIGITS, TOP_K, TraceRecorder
 from models.trace_check import DEFAULT_KIND, DEFAULT_STEPS, first_difference
+
+CHECKPOINT_SEED, CONTEXT = CONFIG.training.checkpoint_seed, CONFIG.data.context
+HELD_OUT_PRESET = CONFIG.decoding.held_out_preset
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from models import train
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import PROFILES, prepare
 from models.nets import KINDS, build, count_parameters
-from models.trace import load_trace
+from models.records import load_trace
 from models.train import aggregate, mean_loss, run_protocol, validation_slice
 from support.protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 

@@ -16,16 +16,15 @@ from pathlib import Path
 
 import torch
 
+from common.config import CONFIG
 from common.files import Missing, read_json, shown
 from common.layout import ModelsFolder
 from common.settings import BENCH_FILE, BUILD_DIR, EXPORT_DIR, MODELS_DIR
 from export.decoding import context_window, start_history
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import DataError, prepare
-from models.reproduce import load_reproduction
-from models.results_file import load_results
+from models.records import load_reproduction, load_results, load_trace
 from models.tokenizer import tokenize
-from models.trace import load_trace
 
 
 class InputError(RuntimeError):
@@ -93,6 +92,15 @@ class Sources:
 
     def export_json(self, name: str):
         return self.json(self.export_dir / name)
+
+    def config(self) -> dict:
+        """The course configuration as the export recorded it (metadata.json's
+        "config", the file the lab reads), so slides and lab quote one source;
+        the code's own (common/config.py) before there is an export."""
+        metadata = self.export_json("metadata.json")
+        if metadata is not None and "config" in metadata:
+            return metadata["config"]
+        return CONFIG.as_dict()
 
     def bench(self):
         return self.json(self.bench_path)

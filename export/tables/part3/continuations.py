@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import torch
 
-from common.settings import CONTEXT, HELD_OUT_PRESET
-from common.settings import TOKEN_LIMIT as LIMIT
-from export.decoding import generate
+from common.config import CONFIG
+from export.decoding import CONTEXT, generate
+from export.decoding import TOKEN_LIMIT as LIMIT
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS
 
@@ -19,8 +19,8 @@ from ..kit.sources import InputError, Sources, file_absent, unavailable
 
 
 def held_out_preset(presets: list[dict]) -> dict | None:
-    """The exporter's held-out test-story preset (id HELD_OUT_PRESET), if any."""
-    return next((p for p in presets if p["id"] == HELD_OUT_PRESET), None)
+    """The exporter's held-out test-story preset (id CONFIG.decoding.held_out_preset), if any."""
+    return next((p for p in presets if p["id"] == CONFIG.decoding.held_out_preset), None)
 
 
 def _exported_greedy(parity, kind: str, preset_id) -> list[int] | None:

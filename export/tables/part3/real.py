@@ -11,8 +11,8 @@ import copy
 import torch
 import torch.nn.functional as F
 
-from common.settings import CONTEXT, OPTIMIZER
-from export.decoding import BANNED, context_window
+from common.config import CONFIG
+from export.decoding import BANNED, CONTEXT, context_window
 from models.tokenizer import BOS, EOS_ID, PAD_ID, UNK_ID
 
 from ..kit.numbers import sci
@@ -84,7 +84,8 @@ def real_batch(sources: Sources) -> dict:
     probs = details["logits"].softmax(-1)[torch.arange(2), y]
     # one optimizer step on this batch, with the training settings, on a copy
     trainee = copy.deepcopy(model).train()
-    lr, wd = OPTIMIZER["attn4"]
+    settings = CONFIG.training.optimizer["attn4"]
+    lr, wd = settings.lr, settings.weight_decay
     opt = torch.optim.AdamW(trainee.parameters(), lr=lr, weight_decay=wd)
     step_loss = F.cross_entropy(trainee(X), y)
     opt.zero_grad()
