@@ -212,3 +212,27 @@ def pytest_collection_modifyitems(config, items):
         name = getattr(item, "originalname", None) or item.name.split("[")[0]
         for tier in sorted(tiers_of(item.path.name, name, item.fixturenames)):
             item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture
+def models_copy(tmp_path) -> Path:
+    """A copy of the committed models folder (checkpoints, results, audit, trace) to break."""
+    import shutil
+
+    from common.layout import MODELS
+
+    models = tmp_path / "models"
+    shutil.copytree(MODELS.checkpoints, models / "checkpoints")
+    for path in (MODELS.results, MODELS.audit, MODELS.trace):
+        shutil.copy(path, models / path.name)
+    return models
+
+
+@pytest.fixture
+def trained(monkeypatch) -> list:
+    """The `python -m models.train` calls models.ensure makes, recorded instead of run."""
+    from models import ensure
+
+    calls = []
+    monkeypatch.setattr(ensure, "train_cli", lambda args: calls.append(args) or 0)
+    return calls

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -75,23 +74,6 @@ def test_the_slides_settings_come_from_the_exported_configuration(tmp_path):
 
 
 # ------------------------------------------------------------------ ensure compares the checkpoints with the course
-@pytest.fixture
-def models_copy(tmp_path) -> Path:
-    models = tmp_path / "models"
-    shutil.copytree(MODELS.checkpoints, models / "checkpoints")
-    for path in (MODELS.results, MODELS.audit, MODELS.trace):
-        shutil.copy(path, models / path.name)
-    return models
-
-
-@pytest.fixture
-def trained(monkeypatch) -> list:
-    """The `python -m models.train` calls ensure makes, recorded instead of run."""
-    calls = []
-    monkeypatch.setattr(ensure, "train_cli", lambda args: calls.append(args) or 0)
-    return calls
-
-
 def test_ensure_stops_when_the_course_changes_the_hidden_width(models_copy, trained, capsys):
     rc = ensure.main(["--models", str(models_copy)], config=with_attention(h=128))
     captured = capsys.readouterr()

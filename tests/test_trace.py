@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -128,23 +126,6 @@ def test_a_window_is_the_last_64_ids_left_padded():
 
 
 # ------------------------------------------------------------------ ensure refuses a bad trace
-@pytest.fixture
-def models_copy(tmp_path) -> Path:
-    models = tmp_path / "models"
-    shutil.copytree(MODELS.checkpoints, models / "checkpoints")
-    for path in (MODELS.results, MODELS.audit, MODELS.trace):
-        shutil.copy(path, models / path.name)
-    return models
-
-
-@pytest.fixture
-def trained(monkeypatch) -> list:
-    """The `python -m models.train` calls ensure makes, recorded instead of run."""
-    calls = []
-    monkeypatch.setattr(ensure, "train_cli", lambda args: calls.append(args) or 0)
-    return calls
-
-
 def _corrupt(trace: dict, how: str) -> dict | str | None:
     t = copy.deepcopy(trace)
     point = t["runs"]["attn4"]["points"][3]
