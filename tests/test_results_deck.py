@@ -129,7 +129,7 @@ def test_results_protocol_training_commands_and_takeaways(page, site_url, site_d
     build = page.evaluate("""[...document.querySelectorAll('.slides > section')]
         .findIndex(s => (s.querySelector('h2')?.textContent || '').includes('head width is set'))""")
     listings = " ".join(page.locator(".slides > section").nth(build).locator(".listing").all_text_contents())
-    assert "d // n_heads" in listings and "attention(4)" in listings
+    assert "d // n_heads" in listings and '"attn4": 4' in listings  # the split, and the heads the course sets
     all_text = " ".join(page.evaluate(SLIDE_TEXTS))
     assert "make train-resume" in all_text and "overwrites" in all_text and "--profile smoke" in all_text
     summary = table(site_dir, "results_summary")

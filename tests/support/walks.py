@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from common.settings import ROOT
-
-from .pages import PageWatch
-from .slide_metrics import PHONE, SHOW_SLIDE, SLIDE
+from support.pages import PageWatch
+from support.slide_metrics import PHONE, SHOW_SLIDE, SLIDE
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = {
