@@ -22,13 +22,14 @@ from pathlib import Path
 import pytest
 
 from export.exercises import answer
+from support.decks import open_deck
+from support.lab import AXE
 from support.pages import PageWatch
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = tomllib.loads((ROOT / "content" / "exercises.toml").read_text(encoding="utf-8"))
 IDS = sorted(CATALOG)
 DECKS = sorted({e["deck"] for e in CATALOG.values()})
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SEED = 7
 BAD_INPUTS = ["", "abc", "NaN", "1e400", "0.5 0.6"]
 
@@ -71,12 +72,6 @@ def check(page, field, text: str) -> None:
     page.keyboard.press("Enter")
 
 
-def open_deck_with_seed(page, site_url: str, deck: str) -> None:
-    page.goto(f"{site_url}/decks/{deck}.html?seed={SEED}")
-    page.wait_for_function("window.Reveal && Reveal.isReady()")
-    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
-
-
 def open_box(page, exercise_id: str) -> int:
     """Go to the exercise's slide and open its box from the keyboard; its slide index."""
     page.evaluate("document.querySelectorAll('details.exercise-box[open]').forEach((d) => { d.open = false; })")
@@ -95,7 +90,7 @@ def open_box(page, exercise_id: str) -> int:
 
 
 def open_in_deck(page, site_url: str, exercise_id: str) -> int:
-    open_deck_with_seed(page, site_url, CATALOG[exercise_id]["deck"])
+    open_deck(page, site_url, CATALOG[exercise_id]["deck"], f"?seed={SEED}")
     return open_box(page, exercise_id)
 
 
@@ -110,7 +105,7 @@ def deck_pages(browser, site_url):
         if deck not in pages:
             pg = context.new_page()
             pg.watch = PageWatch(pg, site_url)
-            open_deck_with_seed(pg, site_url, deck)
+            open_deck(pg, site_url, deck, f"?seed={SEED}")
             pages[deck] = pg
         return pages[deck]
 

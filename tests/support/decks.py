@@ -16,10 +16,11 @@ def table(site_dir: Path, name: str):
     return json.loads((site_dir / "tables" / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def open_deck(page, site_url: str, slug: str) -> None:
-    page.goto(f"{site_url}/decks/{slug}.html")
-    page.wait_for_function("window.Reveal && Reveal.isReady()")
-    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+def open_deck(page, site_url: str, slug: str, query: str = "", timeout_ms: float | None = None) -> None:
+    """Open a built deck and wait until reveal.js and the widgets are ready."""
+    page.goto(f"{site_url}/decks/{slug}.html{query}")
+    page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=timeout_ms)
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined", timeout=timeout_ms)
 
 
 def slide_with(page, selector: str) -> int:

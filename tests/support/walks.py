@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from common.settings import ROOT
+from support.decks import open_deck
+from support.lab import AXE
 from support.pages import PageWatch
 from support.slide_metrics import PHONE, SHOW_SLIDE, SLIDE
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = {
     "1280x720": {"viewport": {"width": 1280, "height": 720}},
     "390x844": {
@@ -117,10 +117,8 @@ class DeckWalk:
         assert not self.outside, f"{self.slug} at {self.size}: requests outside the origin: {self.outside}"
 
 
-def open_walked_deck(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=OPEN_TIMEOUT_MS)
-    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined", timeout=OPEN_TIMEOUT_MS)
+def open_walked_deck(page, site_url: str, slug: str) -> None:
+    open_deck(page, site_url, slug, timeout_ms=OPEN_TIMEOUT_MS)
     page.wait_for_function("document.fonts.status === 'loaded'", timeout=OPEN_TIMEOUT_MS)
 
 
@@ -132,7 +130,7 @@ def walk_deck(browser, site_url: str, slug: str, size: str) -> DeckWalk:
     watch = PageWatch(page, site_url)
     walk.errors, walk.outside = watch.errors, watch.outside
     try:
-        open_walked_deck(page, f"{site_url}/decks/{slug}.html")
+        open_walked_deck(page, site_url, slug)
         walk.sourced = page.evaluate(SOURCED)
         walk.compared = page.evaluate(COMPARED)
         walk.phone_class = page.evaluate("document.documentElement.classList.contains('deck-phone')")
