@@ -229,13 +229,14 @@ def test_committed_results_follow_the_protocol(committed):
     assert mean["attn4"] < mean["attn1"] < mean["mlp"]
 
 
-def test_committed_checkpoints_reproduce_the_seed_11_test_loss(committed):
-    test_windows = prepare("course").windows("test")
-    assert len(test_windows[1]) == committed["test_windows"]
+def test_committed_checkpoints_are_the_recorded_seed_11_runs(committed):
+    # Their test loss over the whole test split is checked against results.json by
+    # test_experiments (build/experiments scored these files, the same windows and loss as
+    # models.train, and its every-head-on losses equal the model's forward exactly).
     for kind in KINDS:
         model, info = load_checkpoint(kind, MODELS)
         run = next(r for r in committed["runs"] if r["kind"] == kind and r["seed"] == 11)
         assert info["seed"] == 11 and info["profile"] == "course"
         assert info["selected_step"] == run["selected_step"]
+        assert info["test_loss"] == run["test_loss"], kind
         assert model.token_embedding.weight[0].abs().sum().item() == 0.0  # PAD's row stayed zero
-        assert math.isclose(mean_loss(model, *test_windows), run["test_loss"], rel_tol=1e-6), kind
