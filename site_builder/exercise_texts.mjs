@@ -2,13 +2,13 @@
 // question, the hint, the worked steps, each named mistake's message and the
 // range message, for seeds 0 .. N-1 of every kind of every deck. Read by
 // site_builder/exercise_texts.py (the notation check and the statement tests).
-// Usage: node exercise_texts.mjs ROOT N  -> {"maps": [{"id", "seed", "inputs", "answer",
+// Usage: node exercise_texts.mjs WEB N (WEB: the folder holding core/exercises.js)  -> {"maps": [{"id", "seed", "inputs", "answer",
 // "texts": [...], "mistakes": [{"name", "message", "value"}]}], ...}
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-const [root, count] = process.argv.slice(2);
-const { DECKS, answer, draw } = await import(pathToFileURL(path.join(root, 'web', 'core', 'exercises.js')).href);
+const [web, count] = process.argv.slice(2);
+const { DECKS, answer, draw } = await import(pathToFileURL(path.join(web, 'core', 'exercises.js')).href);
 const seeds = Array.from({ length: Number(count) || 1 }, (_, i) => i);
 const out = {};
 for (const [deck, kinds] of Object.entries(DECKS)) {

@@ -18,13 +18,14 @@ class ExerciseTextError(RuntimeError):
     pass
 
 
-def drawn(root: Path, seeds: int = SEEDS) -> dict[str, list[dict]]:
-    """{deck: [{id, seed, inputs, answer, texts, mistakes}]} for seeds 0 .. seeds-1."""
+def drawn(web: Path, seeds: int = SEEDS) -> dict[str, list[dict]]:
+    """{deck: [{id, seed, inputs, answer, texts, mistakes}]} for seeds 0 .. seeds-1
+    of the exercises in ``web``/core (the site's web folder)."""
     node = shutil.which("node")
     if node is None:
         raise ExerciseTextError("Node.js is needed to read the exercise texts (web/core/exercises-*.js)")
     proc = subprocess.run(
-        [node, "--no-warnings", str(SCRIPT), str(root), str(seeds)],
+        [node, "--no-warnings", str(SCRIPT), str(web), str(seeds)],
         capture_output=True,
         text=True,
         encoding="utf-8",

@@ -19,8 +19,8 @@ from support.statements import slide, takeaway
 
 @pytest.fixture(scope="module")
 def exercises():
-    return {e["id"]: e for deck in drawn(ROOT, 12).values() for e in deck if e["seed"] == 0} | {
-        (e["id"], e["seed"]): e for deck in drawn(ROOT, 12).values() for e in deck
+    return {e["id"]: e for deck in drawn(ROOT / "web", 12).values() for e in deck if e["seed"] == 0} | {
+        (e["id"], e["seed"]): e for deck in drawn(ROOT / "web", 12).values() for e in deck
     }
 
 
@@ -199,3 +199,24 @@ def test_why_more_heads_uses_clues_that_decide_the_blank(site_dir):
     callout = re.search(r'<div class="callout">(.*?)</div>', s["html"], re.S).group(1)
     clues = re.findall(r"<em>(.*?)</em>", s["html"])
     assert clues and all(c in callout for c in clues)
+
+
+# 23. the index's slide counts are the decks' own
+def test_index_slide_counts_are_counted_from_the_built_decks(site_dir):
+    index = (site_dir / "index.html").read_text(encoding="utf-8")
+    for slug in ("maps", "part2", "part3", "results"):
+        deck = (site_dir / "decks" / f"{slug}.html").read_text(encoding="utf-8")
+        n = deck.count("<section data-slide=")
+        entry = re.search(rf'href="decks/{slug}\.html".*?<span class="deck-meta">(\d+) slides', index, re.S)
+        assert entry and int(entry.group(1)) == n, (slug, entry and entry.group(1), n)
+
+
+# 22. one number format: whole numbers from 1,000 on are grouped, never inside a list
+def test_counts_are_grouped_from_a_thousand_and_ids_never(site_dir, table):
+    audit = table("corpus_audit")
+    data = slide(site_dir, "maps", "The data: complete short stories")["text"]
+    assert f"{audit['selected_stories']:,} stories" in data and f"{audit['pool_stories']:,}" in data
+    split = slide(site_dir, "maps", "Stories stay together")["text"]
+    assert f"train {audit['splits']['train']['documents']:,}" in split
+    prefixes = slide(site_dir, "part3", "Two prefixes in the real vocabulary")["text"]
+    assert not re.search(r"\[[^\]]*\d,\d{3}[^\]]*\]", prefixes)  # no grouped number inside a list

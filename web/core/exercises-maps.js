@@ -217,12 +217,13 @@ const sgdStep = {
   }),
   answer: ({ w, grad, lr }) => w - lr * grad,
   question: ({ w, grad, lr }) => [
-    `A weight w_old = ${f(w, 2)} has gradient ∂L/∂w = ${f(grad, 3)}; the learning rate is η = ${f(lr, 2)}.`,
-    'What is w_new after one SGD step, to 4 decimals?',
+    `A weight of the vocabulary head, W₂[r, c] = ${f(w, 2)}, has gradient ∂L/∂W₂[r, c] = ${f(grad, 3)}; `
+      + `the learning rate is η = ${f(lr, 2)}.`,
+    'What is the weight after one SGD step, to 4 decimals?',
   ],
   mistakes: [
     { name: 'wrong-sign', value: ({ w, grad, lr }) => w + lr * grad,
-      message: 'Wrong sign: that steps along the gradient; SGD steps against it, w − η·∂L/∂w.' },
+      message: 'Wrong sign: that steps along the gradient; SGD steps against it, W₂[r, c] − η·∂L/∂W₂[r, c].' },
     { name: 'rate-forgotten', value: ({ w, grad }) => w - grad,
       message: 'The learning rate is missing: the step is η times the gradient.' },
     { name: 'step-only', value: ({ grad, lr }) => -lr * grad,
@@ -230,8 +231,8 @@ const sgdStep = {
   ],
   hint: 'Multiply the gradient by η and subtract the product from the old weight.',
   steps: ({ w, grad, lr }) => [
-    `η·∂L/∂w = ${f(lr, 2)}·${paren(grad, 3)} = ${f(lr * grad, 5)}.`,
-    `w_new = ${f(w, 2)} − ${paren(lr * grad, 5)} = ${f(w - lr * grad, 5)}.`,
+    `η·∂L/∂W₂[r, c] = ${f(lr, 2)}·${paren(grad, 3)} = ${f(lr * grad, 5)}.`,
+    `New W₂[r, c] = ${f(w, 2)} − ${paren(lr * grad, 5)} = ${f(w - lr * grad, 5)}.`,
   ],
 };
 

@@ -31,7 +31,7 @@ from ..kit.numbers import shape_text
 from ..kit.panels import heatmaps
 from ..kit.registry import table
 
-HEAD_COLS = ["h1·1", "h1·2", "h2·1", "h2·2"]
+HEAD_COLS = ["(1)·1", "(1)·2", "(2)·1", "(2)·2"]  # head (g), coordinate
 
 
 def shade(t: float) -> str:

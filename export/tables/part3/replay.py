@@ -94,7 +94,7 @@ def replay(trace: dict, vocab) -> dict:
 
     def attention(kind: str, steps) -> tuple[list[str], list[list[list[float]]]]:
         pts = rows_at(runs[kind]["points"], set(steps) | {selected[kind]})
-        labels = [f"{p['step']}" + (" ★" if p["step"] == selected[kind] else "") for p in pts]
+        labels = [f"{p['step']:,}" + (" ★" if p["step"] == selected[kind] else "") for p in pts]
         return labels, [[head[-n:] for head in p["attention"][i]] for p in pts], [p["step"] for p in pts]
 
     one_labels, one, one_steps = attention("attn1", STEPS)
