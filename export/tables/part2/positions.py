@@ -146,7 +146,7 @@ def positions_table() -> dict:
         "position_products": [r[4] for r in add_rows],
         "score_spread": float(max(r[3] for r in add_rows) - min(r[3] for r in add_rows)),
         "product_spread": float(max(r[4] for r in add_rows) - min(r[4] for r in add_rows)),
-        "table": grid(["i", "j", "j−i", "(q+pᵢ)·(k+pⱼ)", "pᵢ·pⱼ"], add_rows),
+        "table": grid(["i", "j", "j−i", "(q+Pᵢ)·(k+Pⱼ)", "Pᵢ·Pⱼ"], add_rows),
     }
     return {
         "original": list(toy.RIVER),
