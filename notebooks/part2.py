@@ -343,8 +343,9 @@ for name, s in SENTENCES.items():
 # ## 10. Positions
 #
 # Without position offsets, swapping "The" and "river" leaves the prediction
-# unchanged: attention alone does not see order. With RoPE, the score between a
-# query at i and a key at j depends only on j - i.
+# unchanged: attention alone does not see order. With RoPE, the positional part
+# of the score between a query at i and a key at j depends only on j - i; the
+# content of the query and key still counts.
 
 # %%
 swapped = list(RIVER)
