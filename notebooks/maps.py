@@ -102,7 +102,7 @@ got["maps_story.ids"] = ids
 all_X, all_y = make_windows([ids], context=C_W)
 for r in range(len(all_y)):
     context = all_X[r].tolist()
-    print(f"row {r}: {context} {[vocab.itos[i] for i in context]} -> {int(all_y[r])} {vocab.itos[int(all_y[r])]}")
+    print(f"pair {r + 1}: {context} {[vocab.itos[i] for i in context]} -> {int(all_y[r])} {vocab.itos[int(all_y[r])]}")
 print("X", tuple(all_X.shape), all_X.dtype, " y", tuple(all_y.shape))
 got["maps_windows.contexts"] = all_X.tolist()
 got["maps_windows.targets"] = all_y.tolist()
@@ -111,7 +111,9 @@ got["maps_windows.N"] = len(all_y)
 # %% [markdown]
 # ## 3. One batch
 #
-# The deck follows rows 2 and 3 as a batch of B = 2 examples.
+# The deck follows pairs 3 and 4 as a batch of B = 2 examples. The slides count
+# pairs, slots and examples from 1; Python indexes them from 0, so the pairs are
+# `all_X[2]` and `all_X[3]`, and the batch's example 2 is `X[1]`.
 
 # %%
 X, y = all_X[[2, 3]].long(), all_y[[2, 3]].long()
@@ -125,7 +127,7 @@ got["maps_batch.y"] = y.tolist()
 # %% [markdown]
 # ## 4. The MLP forward pass
 #
-# Embedding lookup [B, w, d] -> flatten [B, w*d] -> hidden layer and ReLU [B, h]
+# Embedding lookup [B, w, d] -> flatten [B, w*d] -> hidden layer and ReLU [B, H]
 # -> vocabulary head [B, C]. `<PAD>` has an all-zero embedding row.
 
 # %%
@@ -134,7 +136,7 @@ mlp = FixedWindowMLP(MLPConfig(C=C, w=C_W, d=D, h=H, pad_id=vocab.pad_id))
 
 E = mlp.token_embedding(X)  # [B, w, d]
 flat = E.flatten(start_dim=1)  # [B, w*d]
-pre_hidden = mlp.hidden_layer(flat)  # [B, h]
+pre_hidden = mlp.hidden_layer(flat)  # [B, H]
 hidden = torch.relu(pre_hidden)
 logits = mlp.vocab_head(hidden)  # [B, C]
 print("embedding table [C, d]:\n", mlp.token_embedding.weight.data)
@@ -151,7 +153,8 @@ got["maps_mlp.relu_zeroed"] = int(pre_hidden.lt(0).sum())
 # %% [markdown]
 # ## 5. Softmax: from logits to probabilities
 #
-# Example 1 (context `<BOS> lily found a`, target `red`). Subtracting the largest
+# Example 2 of the batch (`logits[1]` in Python; context `<BOS> lily found a`,
+# target `red`), as on the slide. Subtracting the largest
 # logit first keeps `exp` from overflowing and does not change the result.
 
 # %%
@@ -182,8 +185,9 @@ got["maps_mlp.loss"] = loss.item()
 # %% [markdown]
 # ## 7. The gradient of one weight, and one SGD step
 #
-# For the head weight that connects hidden unit 0 to the logit of `red` (ID 9):
-# dL/dW[9, 0] = mean over the batch of (p(red) - [y = red]) * h_0.
+# For the head weight that connects the first hidden unit (j = 1 on the slide,
+# index 0 in Python) to the logit of `red` (ID 9):
+# dL/dW₂[9, 0] = mean over the batch of (p(red) - [y = red]) * h_1.
 
 # %%
 mlp.zero_grad(set_to_none=True)

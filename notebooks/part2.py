@@ -197,17 +197,17 @@ for name, s in SENTENCES.items():
 # %% [markdown]
 # ## 3. A fixed window and its parameter count
 #
-# An MLP over the last w rows has W1 (wd x H) + b1 (H) + W2 (H x V) + b2 (V)
-# parameters; a window of 3 misses both "river" (position 6) and "cheque"
-# (position 4).
+# An MLP over the last w rows has W₁ (wd × H) + b₁ (H) + W₂ (H × C) + b₂ (C)
+# parameters, where C is the number of candidate words (V is the value matrix);
+# a window of 3 misses both "river" (position 6) and "cheque" (position 4).
 
 # %%
-d, H_UNITS, V_WORDS = 4, len(HIDDEN), len(CANDIDATES)
+d, H_UNITS, C_WORDS = 4, len(HIDDEN), len(CANDIDATES)
 for w in (3, 10):
-    n = w * d * H_UNITS + H_UNITS + H_UNITS * V_WORDS + V_WORDS
-    print(f"w = {w:2d}: {w}*{d}*{H_UNITS} + {H_UNITS} + {H_UNITS}*{V_WORDS} + {V_WORDS} = {n}")
+    n = w * d * H_UNITS + H_UNITS + H_UNITS * C_WORDS + C_WORDS
+    print(f"w = {w:2d}: {w}*{d}*{H_UNITS} + {H_UNITS} + {H_UNITS}*{C_WORDS} + {C_WORDS} = {n}")
     got[f"part2_window.by_w.{w}.mlp_parameters"] = n
-    got[f"part2_window.by_w.{w}.linear_parameters"] = w * d * V_WORDS + V_WORDS
+    got[f"part2_window.by_w.{w}.linear_parameters"] = w * d * C_WORDS + C_WORDS
 
 # %% [markdown]
 # ## 4. Pooled averages at "bank"
@@ -343,8 +343,9 @@ for name, s in SENTENCES.items():
 # ## 10. Positions
 #
 # Without position offsets, swapping "The" and "river" leaves the prediction
-# unchanged: attention alone does not see order. With RoPE, the score between a
-# query at i and a key at j depends only on j - i.
+# unchanged: attention alone does not see order. With RoPE, the positional part
+# of the score between a query at i and a key at j depends only on j - i; the
+# content of the query and key still counts.
 
 # %%
 swapped = list(RIVER)

@@ -83,7 +83,8 @@ got["part3_two_source.two_head_message"] = two_heads
 # ## 2. The fisherman worksheet: two heads of width 2
 #
 # Ten tokens with four hand-set features (setting, person, action, grammar).
-# The packed projections are 4 x 4: columns 0-1 belong to head 1, 2-3 to head 2.
+# The packed projections are 4 x 4: the first two columns belong to head 1, the
+# last two to head 2 (Python's columns 0-1 and 2-3).
 # Each head scores with its own queries and keys, scaled by sqrt(2), under the
 # causal mask; the two messages are concatenated and W_O maps them back.
 

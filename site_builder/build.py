@@ -3,6 +3,7 @@ for the output folder only when every step succeeded."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from .jinja_env import environment, last_template_frame
 from .listing import stylesheet
 
 HERE = Path(__file__).resolve().parent
+SLIDE_SECTION = re.compile(r"<section data-slide=")
 
 
 @dataclass
@@ -115,13 +117,16 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
     nav = navigation.links(decks, lab, ref.pages)
     reference.write(env, staging, ref, ref.pages, inp.node_modules)
     notebook_pages.write(env, staging, executed, decks, nav, ref.pages)
+    slide_counts = {}  # what the index says of each deck: counted in the deck as written (its end slide included)
     for deck in decks:
         html = env.get_template("deck.html").render(deck=deck, nav=nav[deck.slug], root="../")
         (staging / "decks" / f"{deck.slug}.html").write_text(html, encoding="utf-8")
+        slide_counts[deck.slug] = len(SLIDE_SECTION.findall(html))
     navigation.write_reading_views(env, staging, decks, nav)
     html = env.get_template("index.html").render(
         index=index,
         decks=decks,
+        slide_counts=slide_counts,
         nav=nav,
         root="",
         lab=lab,
@@ -181,7 +186,7 @@ def _build_locked(inp: Inputs) -> None:
         )
     tables = load_tables(inp.tables, inp.root)
     decks, index = render_pages(inp, tables)
-    ref = reference.check(inp.content, decks)
+    ref = reference.check(inp.content, decks, web=inp.web, tables=tables, notebooks=inp.root / "notebooks")
     if inp.export is not None and not inp.export.is_dir():
         raise BuildError(
             f"{_rel(inp.export, inp.root)}: export output missing (run `python -m export`; "

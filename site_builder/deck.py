@@ -19,7 +19,7 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from . import guards
+from . import comparisons, guards
 from .exercises import exercise_box
 from .fences import code_flags
 from .jinja_env import environment, last_template_frame
@@ -263,4 +263,10 @@ class Renderer:
             raise ContentError(str(exc), _line_of(text, exc.snippet)) from exc
         page = Page(path, path.stem, meta)
         page.slides = [Slide(self.fill(main), self.fill(notes) if notes is not None else None) for main, notes in raw]
+        for slide in page.slides:
+            for html in (slide.html, slide.notes or ""):
+                try:
+                    comparisons.check(str(html))
+                except comparisons.ComparisonError as exc:
+                    raise ContentError(str(exc), _line_of(text, f"subject='{exc.subject}'")) from exc
         return page

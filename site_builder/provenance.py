@@ -15,7 +15,8 @@ A string printed from a table (a story) is text, not markup: a ``$`` in it
 prints as a dollar sign instead of opening math.
 
 ``compare`` is ``m.compare``: the direction word for two table values,
-computed from them, in a ``<span class="cmp">`` that names both paths.
+computed from them, in a ``<span class="cmp">`` that names both paths and,
+in the named form, which one is the sentence's subject.
 """
 
 from __future__ import annotations
@@ -91,25 +92,41 @@ class Provenance:
             return self._marker(source, digits, "abs", fmt(abs(value), digits))
         return self._marker(source, digits, kind, fmt(value, digits))
 
-    def compare(self, a, b, less: str, more: str, same: str | None = None) -> Markup:
-        """The word for how value a stands to value b: ``less`` when a < b, ``more``
-        when a > b, ``same`` when equal. Both values need a table path."""
+    def compare(self, a=None, b=None, less=None, more=None, same=None, subject=None, than=None) -> Markup:
+        """The word for how the sentence's subject stands to the value it is
+        compared with: ``less`` when subject < than, ``more`` when subject > than,
+        ``same`` when equal. Both values need a table path.
+
+        Name the subject: ``m.compare(subject='t.four', than='t.one', less='lower',
+        more='higher')``. The span then carries data-subject and data-than, and
+        site_builder/comparisons.py stops the build when the value a sentence
+        states just before the word is the ``than`` value (the sentence compares
+        the other way round). The old positional form ``m.compare(a, b, ...)``
+        (a is the subject) still renders, without that check."""
+        named = subject is not None or than is not None
+        if named:
+            if subject is None or than is None or a is not None or b is not None:
+                raise ValueError("m.compare: name both values, subject= and than= (and no positional values)")
+            a, b = subject, than
+        if a is None or b is None or less is None or more is None:
+            raise ValueError("m.compare needs subject=, than=, less= and more=")
         va, sa = resolve(self.data, a)
         vb, sb = resolve(self.data, b)
         if sa is None or sb is None or not is_plain_number(va) or not is_plain_number(vb):
             raise ValueError(f"m.compare needs two numbers read from tables (got {a!r}, {b!r})")
-        for word, allowed, side in ((less, LESS_WORDS, "a < b"), (more, MORE_WORDS, "a > b")):
+        for word, allowed, side in ((less, LESS_WORDS, "subject < than"), (more, MORE_WORDS, "subject > than")):
             if word.split()[0].lower() not in allowed:
                 raise ValueError(
                     f"m.compare: {word!r} is not a word for {side} (use one of "
-                    f"{', '.join(sorted(allowed))}); the words follow the order of a and b"
+                    f"{', '.join(sorted(allowed))}); the words say how the subject stands to `than`"
                 )
         if va == vb and same is None:
             raise ValueError(f"m.compare: {sa} equals {sb} and no word for 'same' was given")
         word = less if va < vb else more if va > vb else same
         words = "|".join([less, more, same or ""])
+        named_attrs = f' data-subject="{escape(sa)}" data-than="{escape(sb)}"' if named else ""
         return Markup(
-            f'<span class="cmp" data-a="{escape(sa)}" data-b="{escape(sb)}" '
+            f'<span class="cmp" data-a="{escape(sa)}" data-b="{escape(sb)}"{named_attrs} '
             f'data-words="{escape(words)}">{escape(word)}</span>'
         )
 

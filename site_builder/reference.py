@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import crosslinks, glossary, notation
+from . import crosslinks, exercise_texts, glossary, notation
 from .assemble import BuildError
 from .katex_render import render_math
 
@@ -33,9 +33,13 @@ class Reference:
         }
 
 
-def check(content_dir: Path, decks: list) -> Reference:
+def check(
+    content_dir: Path, decks: list, web: Path | None = None, tables: dict | None = None, notebooks: Path | None = None
+) -> Reference:
     """Load both files, check every deck against them and resolve the slide
-    links. Raises BuildError naming the file (and line) at fault."""
+    links. The notation is checked on the decks, and when given on the exercise
+    texts of ``web``/core, the figures of ``tables`` and the notebook sources in
+    ``notebooks``. Raises BuildError naming the file (and line) at fault."""
     ref = Reference()
     try:
         ref.notation = notation.load(content_dir)
@@ -47,6 +51,18 @@ def check(content_dir: Path, decks: list) -> Reference:
                 notation.check_deck(ref.notation, deck.path.read_text(encoding="utf-8"))
             except notation.NotationError as exc:
                 raise BuildError(f"content/decks/{deck.slug}.md line {exc.line}: {exc}") from exc
+        try:
+            if web is not None and (web / "core" / "exercises.js").is_file():
+                notation.check_exercises(ref.notation, exercise_texts.drawn(web))
+            if tables:
+                notation.check_figures(ref.notation, tables)
+            for path in sorted(notebooks.glob("*.py")) if notebooks is not None and notebooks.is_dir() else []:
+                where = f"notebooks/{path.name}"
+                notation.check_notebook(ref.notation, path.read_text(encoding="utf-8"), where)
+        except notation.NotationError as exc:
+            raise BuildError(f"{exc}" if exc.line is None else f"{exc} (line {exc.line})") from exc
+        except exercise_texts.ExerciseTextError as exc:
+            raise BuildError(str(exc)) from exc
         ref.notation_rows = notation.page_rows(ref.notation)
     try:
         crosslinks.resolve(decks)

@@ -31,16 +31,17 @@ def resolve(data: dict, value):
     return v, value
 
 
-def fmt(value, digits: int = 4) -> str:
-    """None -> '—'; bool -> true/false; int as is, with comma grouping from
-    10,000 on; float with fixed decimals (no sign on a zero, − for minus);
-    list -> [a, b]; anything else -> str."""
+def fmt(value, digits: int = 4, group: bool = True) -> str:
+    """None -> '—'; bool -> true/false; int with comma grouping from 1,000 on
+    (a count: 4,000 stories, 5,250 steps); float with fixed decimals (no sign on
+    a zero, − for minus); list -> [a, b], its ints never grouped (IDs and shapes:
+    [2, 4000]); anything else -> str."""
     if value is None:
         return "—"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return (f"{value:,}" if abs(value) >= 10000 else str(value)).replace("-", "−")
+        return (f"{value:,}" if group and abs(value) >= 1000 else str(value)).replace("-", "−")
     if isinstance(value, float):
         if math.isinf(value):
             return "−∞" if value < 0 else "∞"
@@ -49,7 +50,7 @@ def fmt(value, digits: int = 4) -> str:
             text = text.lstrip("-")
         return text.replace("-", "−")
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(fmt(v, digits) for v in value) + "]"
+        return "[" + ", ".join(fmt(v, digits, group=False) for v in value) + "]"
     return str(value)
 
 

@@ -185,7 +185,8 @@ def test_source_zip_is_small_sorted_and_timeless(tmp_path):
 
 
 def test_fmt_and_resolve_follow_the_readme():
-    assert fmt(None) == "—" and fmt(True) == "true" and fmt(7) == "7" and fmt(4760) == "4760"
+    assert fmt(None) == "—" and fmt(True) == "true" and fmt(7) == "7" and fmt(999) == "999" and fmt(4760) == "4,760"
+    assert fmt([2, 4000]) == "[2, 4000]"  # a list (IDs, a shape) is never grouped
     assert fmt(921288) == "921,288" and fmt(-12345) == "−12,345"
     assert fmt(-0.0000001, 6) == "0.000000" and fmt(-0.5, 1) == "−0.5"
     assert fmt(0.1444295048713684, 7) == "0.1444295" and fmt(-1.5, 2) == "−1.50"

@@ -126,7 +126,7 @@ def test_two_coordinate_toy_says_it_skips_the_scaling(site_dir):
     s = slide(site_dir, "part2", "Two coordinates")
     t = table(site_dir, "part2_swap2d")
     assert not t["scaled"] and "not divided by" in s["text"]
-    assert f"{t['message_change_with_positions_scaled']:.3f}" in s["text"]
+    assert f"{t['message_distance_with_positions_scaled']:.3f}" in s["text"]  # a distance (issue 31, item 8)
 
 
 def test_generation_probability_says_it_was_renormalised(site_dir):

@@ -8,6 +8,7 @@ small test site with a broken deck and expect the build to refuse it."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tomllib
@@ -15,7 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from site_builder import reference
+from site_builder.assemble import BuildError
 from support.builds import CONTENT, run_build
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DECKS = sorted(p.stem for p in (CONTENT / "decks").glob("*.md"))
 
@@ -86,7 +91,7 @@ def deck(content: Path, name: str, order: int, body: str) -> None:
 @pytest.mark.parametrize(
     "line,says",
     [
-        ("Attention costs $O(T^2)$ time.", "context width is w"),
+        ("Attention costs $O(T^2)$ time.", "length is w"),
         ("The weights $a_j$ sum to one.", "not a"),
         ("The vocabulary has $V = 12$ items.", "vocabulary size is C"),
         ("Each head adds $h \\cdot d_k$ numbers.", "h is the hidden layer"),
@@ -165,3 +170,63 @@ def test_reference_pages_pass_axe_and_read_on_a_phone(browser, site_url, site_di
     bad = [(v["id"], v["impact"]) for v in result["violations"] if v["impact"] in ("serious", "critical")]
     assert not bad and not errors, (bad, errors)
     context.close()
+
+
+# ---- the notation check reads exercise texts, figures and notebooks too (issue 31) --------
+
+
+def test_a_figure_label_in_another_meaning_stops_the_build(mini, capsys):
+    content, tables, out = mini
+    with_reference(content)
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><title>Rows</title>'
+        '<text x="1" y="2">The embedding table T</text></svg>'
+    )
+    (tables / "planted.json").write_text(json.dumps({"figures": {"rows": svg}}), encoding="utf-8")
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1
+    assert "build/tables/planted.json, figure planted.figures.rows" in log and "embedding table is W_E" in log
+    (tables / "planted.json").write_text(json.dumps({"figures": {"rows": svg.replace("table T", "table W_E")}}))
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 0, log
+
+
+def notation_only(tmp_path: Path) -> Path:
+    """A content folder with the course's notation and nothing else to check."""
+    content = tmp_path / "content"
+    content.mkdir()
+    shutil.copy(CONTENT / "notation.toml", content / "notation.toml")
+    return content
+
+
+def test_an_exercise_text_in_another_meaning_stops_the_build(tmp_path):
+    content = notation_only(tmp_path)
+    web = tmp_path / "web"
+    shutil.copytree(ROOT / "web" / "core", web / "core")
+    path = web / "core" / "exercises-part3.js"
+    text = path.read_text(encoding="utf-8")
+    planted = text.replace("`A window of w = ${T} slots holds", "`A window of T = ${T} slots holds")
+    assert planted != text
+    reference.check(content, [], web=web)  # the real texts pass
+    path.write_text(planted, encoding="utf-8")
+    with pytest.raises(BuildError, match=r"exercises-part3\.js, exercise 'allowed-sources' .*'T = \d+ slots'"):
+        reference.check(content, [], web=web)
+
+
+@pytest.mark.parametrize(
+    "cell,says",
+    [
+        ("# %% [markdown]\n# The messages H = AV of each head.", "H is the number of hidden units"),
+        ("# %%\nx = 1  # the vocabulary (V) of the toy", "vocabulary size is C"),
+    ],
+)
+def test_a_notebook_in_another_meaning_stops_the_build(tmp_path, cell, says):
+    content = notation_only(tmp_path)
+    books = tmp_path / "notebooks"
+    books.mkdir()
+    for real in (ROOT / "notebooks").glob("*.py"):
+        shutil.copy(real, books / real.name)
+    reference.check(content, [], notebooks=books)  # the real notebooks pass
+    (books / "planted.py").write_text("# %% [markdown]\n# A title.\n\n" + cell + "\n", encoding="utf-8")
+    with pytest.raises(BuildError, match=rf"notebooks/planted\.py: notation: .*{says}.*\(line [45]\)"):
+        reference.check(content, [], notebooks=books)

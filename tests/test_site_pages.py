@@ -17,14 +17,14 @@ from support.pages import build_of, wait_kept
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 
 
-def fmt(value, digits: int) -> str:
+def fmt(value, digits: int, group: bool = True) -> str:
     """The README's number formatting, written out independently of site_builder."""
     if value is None:
         return "—"
     if value is True or value is False:
         return "true" if value else "false"
     if isinstance(value, int):
-        text = f"{value:,}" if abs(value) >= 10000 else str(value)
+        text = f"{value:,}" if group and abs(value) >= 1000 else str(value)
         return text.replace("-", "−")
     if isinstance(value, float):
         if math.isinf(value):
@@ -34,7 +34,7 @@ def fmt(value, digits: int) -> str:
             text = text.lstrip("-")
         return text.replace("-", "−")
     if isinstance(value, list):
-        return "[" + ", ".join(fmt(v, digits) for v in value) + "]"
+        return "[" + ", ".join(fmt(v, digits, group=False) for v in value) + "]"
     return str(value)
 
 

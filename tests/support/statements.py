@@ -20,8 +20,8 @@ def text_of(html: str) -> str:
 
 
 def fmt_int(n: int) -> str:
-    """The build's integer format: comma grouping from 10,000 on."""
-    return f"{n:,}" if n >= 10_000 else str(n)
+    """The build's integer format: comma grouping from 1,000 on."""
+    return f"{n:,}" if n >= 1_000 else str(n)
 
 
 def slides(site_dir: Path, slug: str) -> list[dict]:

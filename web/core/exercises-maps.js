@@ -50,8 +50,9 @@ const windowsCount = {
         + 'one window more per story.' },
     { name: 'bos-counted', value: ({ tokens }) => sum(tokens) + 2 * tokens.length,
       message: 'That makes BOS a target as well; BOS is only ever context, never predicted.' },
-    { name: 'one-short', value: ({ tokens }) => sum(tokens) - tokens.length,
-      message: 'One window too few per story: every ordinary token is a target, and so is the EOS.' },
+    { name: 'neighbour-pairs', value: ({ tokens }) => sum(tokens) - tokens.length,
+      message: 'Two windows too few per story: that counts the n − 1 pairs of neighbouring ordinary tokens, '
+        + 'but the first ordinary token is a target too (its context is BOS), and so is the EOS.' },
   ],
   hint: 'Every ordinary token is the target of one window, and so is the EOS at the end of each story. '
     + 'BOS is never a target.',
@@ -67,8 +68,8 @@ const mlpHiddenParams = {
   draw: (rng) => ({ w: int(rng, 2, 8), d: int(rng, 2, 16), h: int(rng, 3, 64) }),
   answer: ({ w, d, h }) => w * d * h + h,
   question: ({ w, d, h }) => [
-    `The MLP flattens w = ${w} slots of d = ${d} numbers and feeds them to h = ${h} hidden units: `
-      + 'nn.Linear(w·d, h).',
+    `The MLP flattens w = ${w} slots of d = ${d} numbers and feeds them to H = ${h} hidden units: `
+      + 'nn.Linear(w·d, H).',
     'How many parameters does this hidden layer have?',
   ],
   mistakes: [
@@ -79,7 +80,7 @@ const mlpHiddenParams = {
     { name: 'bias-per-input', value: ({ w, d, h }) => w * d * h + w * d,
       message: 'The biases belong to the outputs: one per hidden unit, not one per input.' },
   ],
-  hint: 'A linear layer from n inputs to h outputs has n·h weights and h biases; here n = w·d.',
+  hint: 'A linear layer from n inputs to H outputs has n·H weights and H biases; here n = w·d.',
   steps: ({ w, d, h }) => [
     `Inputs: w·d = ${w}·${d} = ${w * d}.`,
     `Weights: ${w * d}·${h} = ${w * d * h}; biases: one per hidden unit, ${h}.`,
@@ -129,8 +130,8 @@ const softmaxWeight = {
   },
   answer: ({ scores, slot }) => softmax(scores)[slot],
   question: ({ scores, slot }) => [
-    `Scores of the four slots: s = ${vec(scores)}${scores[0] === null ? ' (slot 0 is PAD, masked to −∞)' : ''}.`,
-    `What weight does the softmax over the slots give slot ${slot}, to 3 decimals?`,
+    `Scores of slots 1 to 4: s = ${vec(scores)}${scores[0] === null ? ' (slot 1 is PAD, masked to −∞)' : ''}.`,
+    `What weight does the softmax over the slots give slot ${slot + 1}, to 3 decimals?`,
   ],
   mistakes: [
     { name: 'not-normalised', value: ({ scores, slot }) => Math.exp(scores[slot]),
@@ -150,7 +151,7 @@ const softmaxWeight = {
     return [
       `e^s per slot: ${vec(e, 4)}.`,
       `Sum: ${f(sum(e), 4)}.`,
-      `Weight of slot ${slot}: ${f(e[slot], 4)} / ${f(sum(e), 4)} = ${f(softmax(scores)[slot], 4)}.`,
+      `Weight of slot ${slot + 1}: ${f(e[slot], 4)} / ${f(sum(e), 4)} = ${f(softmax(scores)[slot], 4)}.`,
     ];
   },
 };
@@ -161,8 +162,8 @@ const messageCoordinate = {
   draw: (rng) => ({ weights: hundredths(rng, 4, 2).map((c) => c / 100), values: vector(rng, 4, -2, 2) }),
   answer: ({ weights, values }) => dot(weights, values),
   question: ({ weights, values }) => [
-    `Attention weights a = ${vec(weights, 2)}; the first coordinate of each value row: ${vec(values)}.`,
-    'What is the first coordinate of the message m = Σ a_j v_j, to 3 decimals?',
+    `Attention weights α = ${vec(weights, 2)}; the first coordinate of each value row: ${vec(values)}.`,
+    'What is the first coordinate of the message m = Σ α_j v_j, to 3 decimals?',
   ],
   mistakes: [
     { name: 'plain-mean', value: ({ values }) => mean(values),
@@ -216,12 +217,13 @@ const sgdStep = {
   }),
   answer: ({ w, grad, lr }) => w - lr * grad,
   question: ({ w, grad, lr }) => [
-    `A weight w_old = ${f(w, 2)} has gradient ∂L/∂w = ${f(grad, 3)}; the learning rate is η = ${f(lr, 2)}.`,
-    'What is w_new after one SGD step, to 4 decimals?',
+    `A weight of the vocabulary head, W₂[r, c] = ${f(w, 2)}, has gradient ∂L/∂W₂[r, c] = ${f(grad, 3)}; `
+      + `the learning rate is η = ${f(lr, 2)}.`,
+    'What is the weight after one SGD step, to 4 decimals?',
   ],
   mistakes: [
     { name: 'wrong-sign', value: ({ w, grad, lr }) => w + lr * grad,
-      message: 'Wrong sign: that steps along the gradient; SGD steps against it, w − η·∂L/∂w.' },
+      message: 'Wrong sign: that steps along the gradient; SGD steps against it, W₂[r, c] − η·∂L/∂W₂[r, c].' },
     { name: 'rate-forgotten', value: ({ w, grad }) => w - grad,
       message: 'The learning rate is missing: the step is η times the gradient.' },
     { name: 'step-only', value: ({ grad, lr }) => -lr * grad,
@@ -229,8 +231,8 @@ const sgdStep = {
   ],
   hint: 'Multiply the gradient by η and subtract the product from the old weight.',
   steps: ({ w, grad, lr }) => [
-    `η·∂L/∂w = ${f(lr, 2)}·${paren(grad, 3)} = ${f(lr * grad, 5)}.`,
-    `w_new = ${f(w, 2)} − ${paren(lr * grad, 5)} = ${f(w - lr * grad, 5)}.`,
+    `η·∂L/∂W₂[r, c] = ${f(lr, 2)}·${paren(grad, 3)} = ${f(lr * grad, 5)}.`,
+    `New W₂[r, c] = ${f(w, 2)} − ${paren(lr * grad, 5)} = ${f(w - lr * grad, 5)}.`,
   ],
 };
 

@@ -147,7 +147,7 @@ const causalMask = {
   draw: (rng) => ({ T: int(rng, 3, 12) }),
   answer: ({ T }) => (T * (T + 1)) / 2,
   question: ({ T }) => [
-    `A prefix of T = ${T} tokens: row i is a query, column j a source, and a source is allowed when j ≤ i.`,
+    `A prefix of ${T} tokens: row i is a query, column j a source, and a source is allowed when j ≤ i.`,
     'How many (query, source) pairs does the causal mask allow?',
   ],
   mistakes: [
@@ -158,7 +158,7 @@ const causalMask = {
     { name: 'diagonal-only', value: ({ T }) => T,
       message: 'That lets each query read only itself; it may also read every earlier token.' },
   ],
-  hint: 'Row 1 may read one source, row 2 two sources, and so on up to row T.',
+  hint: 'Row 1 may read one source, row 2 two sources, and so on up to the last row.',
   steps: ({ T }) => [
     `Row 1 allows 1 source, row 2 allows 2, …, row ${T} allows ${T}.`,
     `1 + 2 + … + ${T} = ${T}·${T + 1} / 2 = ${(T * (T + 1)) / 2}.`,
@@ -178,23 +178,24 @@ const reluUnit = {
   },
   answer: ({ x, w, b }) => Math.max(0, dot(x, w) + b),
   question: ({ x, w, b }) => [
-    `A hidden unit reads x = ${vec(x)} with weights w = ${vec(w)} and bias b = ${f(b)}.`,
-    'What does it output, h = ReLU(x·w + b), to 2 decimals?',
+    `Hidden unit c reads the row e′ = ${vec(x)} with its weights W₁[:, c] = ${vec(w)} and bias b₁[c] = ${f(b)}.`,
+    'What does it output, h_c = ReLU(e′·W₁[:, c] + b₁[c]), to 2 decimals?',
   ],
   mistakes: [
     { name: 'relu-forgotten', value: ({ x, w, b }) => dot(x, w) + b,
       message: 'ReLU was left out: a negative sum becomes 0.' },
     { name: 'bias-forgotten', value: ({ x, w }) => Math.max(0, dot(x, w)),
-      message: 'The bias b is missing: add it before the ReLU.' },
+      message: 'The bias b₁[c] is missing: add it before the ReLU.' },
     { name: 'relu-before-bias', value: ({ x, w, b }) => Math.max(0, dot(x, w)) + b,
-      message: 'ReLU comes after the bias is added: h = ReLU(x·w + b).' },
+      message: 'ReLU comes after the bias is added: h_c = ReLU(e′·W₁[:, c] + b₁[c]).' },
   ],
-  hint: 'Multiply x and w coordinate by coordinate, add the products and the bias; a negative result becomes 0.',
+  hint: 'Multiply e′ and W₁[:, c] coordinate by coordinate, add the products and the bias; '
+    + 'a negative result becomes 0.',
   steps: ({ x, w, b }) => {
     const z = dot(x, w) + b;
     return [
-      `x·w = ${products(x, w)} = ${f(dot(x, w), 2)}.`,
-      `x·w + b = ${f(dot(x, w), 2)} + ${paren(b)} = ${f(z, 2)}.`,
+      `e′·W₁[:, c] = ${products(x, w)} = ${f(dot(x, w), 2)}.`,
+      `e′·W₁[:, c] + b₁[c] = ${f(dot(x, w), 2)} + ${paren(b)} = ${f(z, 2)}.`,
       z < 0 ? `The sum is negative, so ReLU gives ${f(0, 2)}.` : `The sum is positive, so ReLU keeps ${f(z, 2)}.`,
     ];
   },

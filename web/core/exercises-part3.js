@@ -11,22 +11,22 @@ const headSplit = {
   },
   answer: ({ T, D, heads }) => (T * D) / heads,
   question: ({ B, T, D, heads }) => [
-    `The packed queries Q have shape [${B}, ${T}, ${D}] (examples, slots, width). `
-      + `split_heads cuts them into ${heads} heads: [${B}, ${heads}, ${T}, d_k].`,
+    `The packed queries Q have shape [${B}, ${T}, ${D}] (examples, slots, width d). `
+      + `split_heads cuts them into n_heads = ${heads} heads: [${B}, ${heads}, ${T}, d_k].`,
     'How many numbers does one head\'s query block hold for one example?',
   ],
   mistakes: [
     { name: 'whole-width', value: ({ T, D }) => T * D,
-      message: 'That is the whole width; one head keeps only d_k = D / heads coordinates per slot.' },
+      message: 'That is the whole width; one head keeps only d_k = d / n_heads coordinates per slot.' },
     { name: 'every-example', value: ({ B, T, D, heads }) => (B * T * D) / heads,
       message: 'That counts every example of the batch; the question asks for one.' },
     { name: 'one-slot', value: ({ D, heads }) => D / heads,
-      message: 'That is d_k, one slot\'s share; the head holds d_k numbers for each of the T slots.' },
+      message: 'That is d_k, one slot\'s share; the head holds d_k numbers for each of the w slots.' },
   ],
-  hint: 'First the head width d_k = D / heads; one head\'s block for one example is T × d_k.',
+  hint: 'First the head width d_k = d / n_heads; one head\'s block for one example is w × d_k.',
   steps: ({ T, D, heads }) => [
-    `d_k = D / heads = ${D} / ${heads} = ${D / heads}.`,
-    `One head, one example: T × d_k = ${T} × ${D / heads} = ${(T * D) / heads}.`,
+    `d_k = d / n_heads = ${D} / ${heads} = ${D / heads}.`,
+    `One head, one example: w × d_k = ${T} × ${D / heads} = ${(T * D) / heads}.`,
   ],
 };
 
@@ -74,7 +74,7 @@ const allowedSources = {
   },
   answer: ({ query }) => query,
   question: ({ T, real, query }) => [
-    `A window of T = ${T} slots holds ${T - real} PADs on the left, then ${real} real tokens, BOS first.`,
+    `A window of w = ${T} slots holds ${T - real} PADs on the left, then ${real} real tokens, BOS first.`,
     `The query at real token number ${query}: how many sources does the mask (future and PAD) leave it?`,
   ],
   mistakes: [
@@ -167,21 +167,21 @@ const attentionCost = {
   },
   answer: ({ T, D }) => T * T * D,
   question: ({ T, D, heads }) => [
-    `A full sequence of T = ${T} slots at width D = ${D}, split into ${heads} heads of d_k = ${D / heads}.`,
+    `A full window of w = ${T} slots at width d = ${D}, split into n_heads = ${heads} heads of d_k = ${D / heads}.`,
     'How many multiply-adds does scoring every query against every key (QKᵀ, all heads) take?',
   ],
   mistakes: [
     { name: 'times-heads', value: ({ T, D, heads }) => T * T * D * heads,
-      message: 'The heads share the width (heads · d_k = D), so more heads do not multiply the work.' },
+      message: 'The heads share the width (n_heads · d_k = d), so more heads do not multiply the work.' },
     { name: 'one-head', value: ({ T, D, heads }) => (T * T * D) / heads,
-      message: 'That is one head; the heads together cover the whole width D.' },
+      message: 'That is one head; the heads together cover the whole width d.' },
     { name: 'final-query', value: ({ T, D }) => T * D,
-      message: 'That is the final query only; in a full sequence every one of the T queries meets every key.' },
+      message: 'That is the final query only; in a full window every one of the w queries meets every key.' },
   ],
-  hint: 'One head compares T queries with T keys, d_k multiply-adds each; then count the heads.',
+  hint: 'One head compares w queries with w keys, d_k multiply-adds each; then count the heads.',
   steps: ({ T, D, heads }) => [
-    `One head: T · T · d_k = ${T}·${T}·${D / heads} = ${(T * T * D) / heads}.`,
-    `${heads} heads: ${heads} · ${(T * T * D) / heads} = ${T * T * D}, which is T²·D.`,
+    `One head: w · w · d_k = ${T}·${T}·${D / heads} = ${(T * T * D) / heads}.`,
+    `${heads} heads: ${heads} · ${(T * T * D) / heads} = ${T * T * D}, which is w²·d.`,
   ],
 };
 

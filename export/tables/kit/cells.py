@@ -46,8 +46,9 @@ MEANINGS = {
 
 
 def number(v: float, digits: int = 2) -> str:
-    """A cell's text: fixed decimals, a true minus sign, no sign on zero."""
-    text = f"{v:.{digits}f}"
+    """A cell's text: fixed decimals, a true minus sign, no sign on zero; a
+    whole number (digits 0) from 1,000 on grouped, as the decks print counts."""
+    text = f"{v:,.0f}" if digits == 0 and abs(v) >= 999.5 else f"{v:.{digits}f}"
     if set(text) <= set("-0."):
         text = text.lstrip("-")
     return text.replace("-", "−")

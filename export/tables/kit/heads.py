@@ -57,7 +57,7 @@ def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, headin
         f.text(x_split + 70, y + 6, f"head {k + 1}: {shape_text([T, head_width])}")
         f.arrow(x_split + 140, y, x_att - 3, y, colour=colour)
         f.add("rect", x=x_att, y=y - 16, width=200, height=32, rx=6, fill=PAPER, stroke=colour, stroke_width=1.5)
-        f.text(x_att + 100, y + 6, f"A {shape_text([T, T])} · V → H{k + 1}")
+        f.text(x_att + 100, y + 6, f"A {shape_text([T, T])} · V → messages")
         f.path(f"M{x_att + 200},{y} C{x_join - 16},{y} {x_join - 16},{mid} {x_join - 3},{mid}", colour=colour, width=2)
     f.box(x_join, mid - 40, 115, 80, ["join", shape_text([T, n_heads * head_width])])
     f.box(x_join + 140, mid - 40, 125, 80, ["· W_O, + E", shape_text([T, D])], fill=learned)

@@ -20,5 +20,5 @@ def sci(x: float, digits: int = 1) -> str:
 
 
 def shape_text(shape) -> str:
-    """[64, 4000] -> "[64, 4,000]"."""
-    return "[" + ", ".join(f"{n:,}" if isinstance(n, int) else str(n) for n in shape) + "]"
+    """[64, 4000] -> "[64, 4000]": a shape's sizes are never grouped, as m.shape prints them."""
+    return "[" + ", ".join(str(n) for n in shape) + "]"

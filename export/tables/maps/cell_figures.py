@@ -39,10 +39,10 @@ def mlp_figures(mlp: dict, itos: list, ctx: list) -> dict:
     out = {
         "embedding": panels(
             "maps-embedding",
-            f"The embedding table T: {len(itos)} rows of d = {d}",
+            f"The embedding table W_E: {len(itos)} rows of d = {d}",
             f"One row of {d} initial, untrained numbers per vocabulary item; row {found} ({itos[found]}) is "
             f"outlined. Rows: " + "; ".join(f"{t} {_v(r)}" for t, r in zip(itos, mlp["embedding_table"])),
-            [Panel("T: one row per token", mlp["embedding_table"], itos, coords, outline_rows=(found,))],
+            [Panel("W_E: one row per token", mlp["embedding_table"], itos, coords, outline_rows=(found,))],
             digits=3,
             width=COLUMN,
             name="coordinate",
@@ -64,7 +64,7 @@ def mlp_figures(mlp: dict, itos: list, ctx: list) -> dict:
         f"Flattened: one row of {len(flat[0])} numbers per example",
         f"The {len(flat[0]) // d} slot vectors of each example joined end to end, slot 1 first. "
         + " ".join(f"Example {b + 1}: {_v(r, 2)}." for b, r in enumerate(flat)),
-        [Panel("x = [e₁, e₂, e₃, e₄]", flat, [f"example {b + 1}" for b in range(len(flat))], groups)],
+        [Panel("f = [e₁, e₂, e₃, e₄]", flat, [f"example {b + 1}" for b in range(len(flat))], groups)],
         digits=2,
         name="coordinate",
     )
@@ -73,10 +73,10 @@ def mlp_figures(mlp: dict, itos: list, ctx: list) -> dict:
     out["hidden"] = panels(
         "maps-hidden",
         "The hidden layer before and after ReLU",
-        f"Before ReLU, x·W₁ + b₁: {_m(mlp['pre_hidden'])}. After ReLU, negative sums become 0 "
+        f"Before ReLU, f·W₁ + b₁: {_m(mlp['pre_hidden'])}. After ReLU, negative sums become 0 "
         f"({mlp['relu_zeroed']} of them): {_m(mlp['hidden'])}.",
         [
-            Panel("before ReLU: x·W₁ + b₁", mlp["pre_hidden"], rows, units),
+            Panel("before ReLU: f·W₁ + b₁", mlp["pre_hidden"], rows, units),
             Panel("after ReLU: h", mlp["hidden"], rows, units),
         ],
         digits=3,
@@ -183,11 +183,11 @@ def attention_figures(att: dict) -> dict:
     out["update"] = panels(
         "maps-update",
         "The update from W_O, and the final row",
-        f"The update m·W_O for each example, {_m(att['update'])}, is added to the final input row, giving "
+        f"The update Δe = m·W_O for each example, {_m(att['update'])}, is added to the final input row, giving "
         f"{_m(att['final'])}.",
         [
-            Panel("update = m·W_O", att["update"], ["ex. 1", "ex. 2"], coords),
-            Panel("final = E[:, −1] + update", att["final"], ["ex. 1", "ex. 2"], coords),
+            Panel("Δe = m·W_O", att["update"], ["ex. 1", "ex. 2"], coords),
+            Panel("e′ = E[:, −1] + Δe", att["final"], ["ex. 1", "ex. 2"], coords),
         ],
         digits=3,
         name="coordinate",

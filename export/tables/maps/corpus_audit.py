@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from common.files import shown
 from models.corpus import SPLITS
+from models.tokenizer import SPECIALS
 
 from ..kit.registry import table
 from ..kit.sources import InputError, unavailable
@@ -39,6 +40,8 @@ def corpus_audit(sources) -> dict:
         "duplicates_removed": audit["duplicates_removed"],
         "selected_stories": audit["selected_stories"],
         "vocab_size": audit["vocab_size"],
+        "vocab_specials": len(SPECIALS),  # the vocabulary is the specials plus the most frequent training words
+        "vocab_words": audit["vocab_size"] - len(SPECIALS),
         "context": audit["context"],
         "overlap_documents": audit["overlap_documents"],
         "overlap_total": sum(audit["overlap_documents"].values()),

@@ -52,7 +52,7 @@ def stories(audit: dict) -> str:
     return bars(
         "maps-split-stories",
         "Stories per split",
-        "Whole stories in each split: " + ", ".join(f"{r[0]} {r[col]}" for r in rows) + ".",
+        "Whole stories in each split: " + ", ".join(f"{r[0]} {r[col]:,}" for r in rows) + ".",
         [r[0] for r in rows],
         [("", [r[col] for r in rows])],
         digits=0,

@@ -33,7 +33,7 @@ def pooled_table() -> dict:
             "table": grid(
                 ["pos", "token", "mean weight", "chosen weight", *toy.COORDS],
                 [[j + 1, t, 1 / toy.BANK, float(chosen[j]), *L(E[j])] for j, t in enumerate(s[: toy.BANK])]
-                + [["", f"mean m{B7}", "", "", *L(mean)], ["", f"chosen m{B7}", "", "", *L(summary)]],
+                + [["", f"mean ē{B7}", "", "", *L(mean)], ["", f"chosen ē{B7}", "", "", *L(summary)]],
             ),
         }
     # each sentence's hand-picked weights applied to the other sentence: a fixed rule cannot suit both

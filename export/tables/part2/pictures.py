@@ -53,7 +53,7 @@ def pooled(pooled_table: dict) -> str:
         pooled_table["river"]["table"],
         [
             Group([2, 3], "weight", "weights", blocked=""),
-            Group([4, 5, 6, 7], title="rows, and the two summaries m₇"),
+            Group([4, 5, 6, 7], title="rows, and the two summaries ē₇"),
         ],
         labels=[1],
         col_names={2: "mean", 3: "chosen"},
@@ -324,9 +324,9 @@ def position_rows(model: dict) -> str:
     t = model["positions_table"]
     return table_figure(
         "part2-position-rows",
-        "The position offset pᵢ added to each slot's row",
+        "The position row Pᵢ added to each slot's row",
         t,
-        [Group([1, 2, 3, 4], title="pᵢ")],
+        [Group([1, 2, 3, 4], title="Pᵢ")],
         labels=[0],
         transpose=True,
     )

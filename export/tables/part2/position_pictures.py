@@ -25,7 +25,8 @@ def sinusoid_heatmap(positions: dict) -> str:
         SLIDE - 40,
         y0 + len(rows) * 32 + 74,
         "part2-sinusoid",
-        f"The sinusoidal encoding over slots {slots[0]}–{slots[-1]}: fast pairs on top, slow pairs below",
+        f"The sinusoidal encoding for i = {slots[0]}–{slots[-1]} (the formula counts from 0): "
+        "fast pairs on top, slow pairs below",
         f"Rows are the {len(coords)} coordinates, columns the slots; each cell is the coordinate's value. " + desc,
     )
     d.text(x0, 24, "slot i", size=MIN_TEXT, anchor="start", fill=MUTED)

@@ -146,7 +146,7 @@ def positions_table() -> dict:
         "position_products": [r[4] for r in add_rows],
         "score_spread": float(max(r[3] for r in add_rows) - min(r[3] for r in add_rows)),
         "product_spread": float(max(r[4] for r in add_rows) - min(r[4] for r in add_rows)),
-        "table": grid(["i", "j", "j−i", "(q+pᵢ)·(k+pⱼ)", "pᵢ·pⱼ"], add_rows),
+        "table": grid(["i", "j", "j−i", "(q+Pᵢ)·(k+Pⱼ)", "Pᵢ·Pⱼ"], add_rows),
     }
     return {
         "original": list(toy.RIVER),
@@ -194,12 +194,18 @@ def swap2d() -> dict:
         scaled.append(_attend(E, math.sqrt(E.shape[1]))[2])
     diff_pos = max(abs(a - b) for a, b in zip(runs["AB_pos"]["message"], runs["BA_pos"]["message"]))
     diff_nopos = max(abs(a - b) for a, b in zip(runs["AB_nopos"]["message"], runs["BA_nopos"]["message"]))
+    # how far the message moves (Euclidean distance), beside the largest coordinate change above
+    dist_pos = math.dist(runs["AB_pos"]["message"], runs["BA_pos"]["message"])
+    dist_nopos = math.dist(runs["AB_nopos"]["message"], runs["BA_nopos"]["message"])
     return {
         "words": SWAP_WORDS,
         "omega": OMEGA,
         "runs": runs,
         "message_change_with_positions": diff_pos,
         "message_change_without_positions": diff_nopos,
+        "message_distance_with_positions": dist_pos,
+        "message_distance_without_positions": dist_nopos,
+        "message_distance_with_positions_scaled": math.dist(*scaled),
         "scaled": False,  # the table's scores are plain dot products (no division by √d_k)
         "d_k": len(SWAP_WORDS["A"]),
         "message_change_with_positions_scaled": max(abs(a - b) for a, b in zip(*scaled)),

@@ -32,7 +32,7 @@ def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int
         body.append(
             element(
                 "rect",
-                children=title(f"last step {last['step']}: {last['val_loss']:.3f}"),
+                children=title(f"last step {last['step']:,}: {last['val_loss']:.3f}"),
                 cls="last",
                 data_kind=kind,
                 x=frame.x(last["step"]) - 5,
@@ -45,7 +45,7 @@ def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int
         for p in trace:
             if p["step"] == r["selected_step"]:
                 x, y = frame.x(p["step"]), frame.y(p["val_loss"])
-                tip = title(f"selected step {p['step']}: {p['val_loss']:.3f}")
+                tip = title(f"selected step {p['step']:,}: {p['val_loss']:.3f}")
                 body.append(
                     element(
                         "circle",
@@ -61,7 +61,7 @@ def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int
                         stroke_width=3,
                     )
                 )
-                body.append(label(x, y - 13, f"best, step {p['step']}", size=13, fill=colour, text_anchor="middle"))
+                body.append(label(x, y - 13, f"best, step {p['step']:,}", size=13, fill=colour, text_anchor="middle"))
 
     def marks(x, y):
         return [
@@ -75,8 +75,8 @@ def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int
     desc = (
         f"Validation loss against optimizer step for the seed-{seed} run of each model. "
         + "; ".join(
-            f"{labels[r['kind']]}: best {r['val_loss']:.3f} at step {r['selected_step']}, "
-            f"last {r['val_trace'][-1]['val_loss']:.3f} at step {r['val_trace'][-1]['step']}"
+            f"{labels[r['kind']]}: best {r['val_loss']:.3f} at step {r['selected_step']:,}, "
+            f"last {r['val_trace'][-1]['val_loss']:.3f} at step {r['val_trace'][-1]['step']:,}"
             for r in runs
         )
         + "."

@@ -1,7 +1,7 @@
 """What the comparison of the three models holds equal and what it does not
 (``part3_comparison``: sizes, optimizer settings), the seed-11 validation
 curves, best step versus last (``part3_seed_curves``), and what full-sequence
-attention costs at our T, D and head count (``part3_cost``)."""
+attention costs at our w, d and head count (``part3_cost``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from models.train import CHECKPOINT_SEED, OPTIMIZER
 from ..kit.registry import table
 from ..kit.sources import Sources, file_absent, unavailable
 from .charts import seed_curves_chart
+
+# a best validation loss less than this far below the last one is a plateau: on
+# a fixed validation slice, the "best" step among the last ones is a near tie
+PLATEAU_NATS = 0.01
 
 
 def comparison(sources: Sources, results: dict | None) -> dict:
@@ -58,6 +62,7 @@ def seed_curves(results: dict | None, seed: int = CHECKPOINT_SEED) -> dict:
                 "last_val": last["val_loss"],
                 "best_is_last": r["selected_step"] == last["step"],
                 "rise": last["val_loss"] - r["val_loss"],
+                "plateau": last["val_loss"] - r["val_loss"] < PLATEAU_NATS,
             }
         )
     steps = sorted({p["step"] for r in runs for p in r["val_trace"]})
@@ -67,6 +72,9 @@ def seed_curves(results: dict | None, seed: int = CHECKPOINT_SEED) -> dict:
         "seed": seed,
         "runs": rows,
         "not_last": [x for x in rows if not x["best_is_last"]],
+        "plateau": [x for x in rows if x["plateau"]],
+        "far": [x for x in rows if not x["plateau"]],
+        "plateau_nats": PLATEAU_NATS,
         "first_shown_step": first_shown,
         "svg": seed_curves_chart(runs, LABELS, first_shown, seed),
         "table": {

@@ -70,7 +70,7 @@ def decoding_table(sources: Sources) -> dict:
             "rows": rows_for(logits, order, names, by_t),
         },
         "filter_table": {
-            "header": ["token", "all tokens (T = 1)", f"top-k, k = {TOP_K}", f"top-p, p = {TOP_P:g}"],
+            "header": ["token", "all tokens (T = 1)", f"top-k = {TOP_K}", f"top-p = {TOP_P:g}"],
             "rows": rows_for(logits, order, names, filtered),
         },
         "top_probability": [p[order[0]] for p in by_t],  # one per temperature

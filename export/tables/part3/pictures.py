@@ -31,7 +31,7 @@ from ..kit.numbers import shape_text
 from ..kit.panels import heatmaps
 from ..kit.registry import table
 
-HEAD_COLS = ["h1·1", "h1·2", "h2·1", "h2·2"]
+HEAD_COLS = ["(1)·1", "(1)·2", "(2)·1", "(2)·2"]  # head (g), coordinate
 
 
 def shade(t: float) -> str:
@@ -49,13 +49,18 @@ def _row(d, x, y, label, values, vmax, cell_w, col0=0):
     d.text(x - 12, y + 18 + MIN_TEXT * 0.35, label, size=MIN_TEXT, anchor="end")
 
 
+def _vec(values, digits: int) -> str:
+    """[0.748, 0.210] with fixed decimals and a true minus sign, as the decks print lists."""
+    return "[" + ", ".join(number(v, digits) for v in values) + "]"
+
+
 def messages(fish: dict) -> str:
     """The query token's two head messages, side by side in the concatenation,
     then the update concat · W_O, the query's own row E and the new row."""
     h1, h2 = fish["heads"][0]["message"], fish["heads"][1]["message"]
     rows = [h1, h2, fish["concat_last"], fish["update_last"], fish["E_last"], fish["out_last"]]
     vmax = top(rows, "signed")
-    labels = ["head 1 message", "head 2 message", "concatenated", "update = concat · W_O", "+ E (its own row)"]
+    labels = ["head 1 message", "head 2 message", "concatenated", "Δe = concat · W_O", "+ E (its own row)"]
     labels.append("= new row")
     x = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.25 + 24
     cw = 84
@@ -64,10 +69,10 @@ def messages(fish: dict) -> str:
         420,
         "fig-p3-messages",
         "The query token's messages, joined and projected",
-        f"Head 1's message {[round(v, 3) for v in h1]} fills the first two coordinates of the concatenation, "
-        f"head 2's {[round(v, 3) for v in h2]} the last two: {[round(v, 3) for v in fish['concat_last']]}. "
-        f"Multiplied by W_O it gives the update {[round(v, 3) for v in fish['update_last']]}; added to the "
-        f"query's row {fish['E_last']} it gives the new row {[round(v, 3) for v in fish['out_last']]}.",
+        f"Head 1's message {_vec(h1, 3)} fills the first two coordinates of the concatenation, "
+        f"head 2's {_vec(h2, 3)} the last two: {_vec(fish['concat_last'], 3)}. "
+        f"Multiplied by W_O it gives the update Δe = {_vec(fish['update_last'], 3)}; added to the "
+        f"query's row {_vec(fish['E_last'], 1)} it gives the new row {_vec(fish['out_last'], 3)}.",
     )
     for c, name in enumerate(HEAD_COLS):
         d.text(x + c * cw + cw / 2, 24, name, size=MIN_TEXT, fill=MUTED)
@@ -244,7 +249,8 @@ def pictures(
         "W_QK": heatmaps(
             "fig-p3-wqk",
             "W_Q and W_K, the first two columns for head 1, the last two for head 2",
-            f"W_Q rows (by feature): {f['W_Q']}; W_K rows: {f['W_K']}.",
+            f"W_Q rows (by feature): {'; '.join(_vec(r, 1) for r in f['W_Q'])}. "
+            f"W_K rows: {'; '.join(_vec(r, 1) for r in f['W_K'])}.",
             [("W_Q", f["W_Q"]), ("W_K", f["W_K"])],
             f["features"],
             HEAD_COLS,

@@ -10,6 +10,8 @@ the committed checkpoint computes, tests/test_trace.py)."""
 
 from __future__ import annotations
 
+import torch
+
 from common.palette import MUTED
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID
@@ -92,7 +94,7 @@ def replay(trace: dict, vocab) -> dict:
 
     def attention(kind: str, steps) -> tuple[list[str], list[list[list[float]]]]:
         pts = rows_at(runs[kind]["points"], set(steps) | {selected[kind]})
-        labels = [f"{p['step']}" + (" ★" if p["step"] == selected[kind] else "") for p in pts]
+        labels = [f"{p['step']:,}" + (" ★" if p["step"] == selected[kind] else "") for p in pts]
         return labels, [[head[-n:] for head in p["attention"][i]] for p in pts], [p["step"] for p in pts]
 
     one_labels, one, one_steps = attention("attn1", STEPS)
@@ -106,6 +108,19 @@ def replay(trace: dict, vocab) -> dict:
         return {"token": words[j], "weight": row[j]}
 
     one_largest = [dict(step=s, **largest(r)) for s, r in zip(one_steps, one_rows)]
+    # every recorded step up to the kept one (the figure shows only a few): each
+    # head's favourite source, run-length coded, so a slide can say when it changed
+    all_pts = [p for p in runs["attn4"]["points"] if p["step"] <= selected["attn4"]]
+    trails = []
+    for h in range(len(all_pts[0]["attention"][i])):
+        trail: list[dict] = []
+        for p in all_pts:
+            fav = largest(p["attention"][i][h][-n:])["token"]
+            if trail and trail[-1]["token"] == fav:
+                trail[-1]["last"] = p["step"]
+            else:
+                trail.append({"token": fav, "first": p["step"], "last": p["step"]})
+        trails.append({"head": h + 1, "trail": trail, "changes": len(trail) - 1, "last_change": trail[-1]["first"]})
     head_largest = [[dict(step=s, **largest(r[h])) for s, r in zip(four_steps, four)] for h in range(heads)]
 
     def top(p: dict) -> str:
@@ -126,7 +141,12 @@ def replay(trace: dict, vocab) -> dict:
         "steps": steps,
         "selected": selected,
         "one_head": {"steps": one_steps, "rows": one_rows, "largest": one_largest},
-        "four_heads": {"steps": four_steps, "largest": head_largest},
+        "four_heads": {
+            "steps": four_steps,
+            "largest": head_largest,
+            "recorded_steps": [p["step"] for p in all_pts],
+            "favourites": trails,
+        },
         "heads_selected": [dict(head=h + 1, **largest[-1]) for h, largest in enumerate(head_largest)],
         "one_first": one_largest[0],
         "one_selected": one_largest[-1],
@@ -158,4 +178,22 @@ def replay_table(sources: Sources) -> dict:
         return file_absent(sources.folder.trace)
     if vocab is None:
         return file_absent(sources.folder.vocab)
-    return replay(trace, vocab)
+    out = replay(trace, vocab)
+    out["entropy"] = checkpoint_entropy(sources, out["text"])
+    return out
+
+
+def checkpoint_entropy(sources: Sources, text: str) -> dict:
+    """How spread out each kept checkpoint's next-token distribution is after
+    the probe text: entropy in nats (ln C for a uniform guess), from the
+    committed seed-11 checkpoints (the trace's point at the kept step)."""
+    out = {}
+    for kind in KINDS:
+        ctx, missing = sources.prompt_context(kind, text)
+        if ctx is None:
+            return missing
+        with torch.inference_mode():
+            p = torch.softmax(ctx["model"](ctx["X"]).double()[0], -1)
+        out[kind] = float(-(p * p.clamp_min(1e-300).log()).sum())
+    out["available"] = True
+    return out

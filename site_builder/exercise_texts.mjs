@@ -1,0 +1,27 @@
+// Every text a learner can read in an exercise, with its numbers drawn: the
+// question, the hint, the worked steps, each named mistake's message and the
+// range message, for seeds 0 .. N-1 of every kind of every deck. Read by
+// site_builder/exercise_texts.py (the notation check and the statement tests).
+// Usage: node exercise_texts.mjs WEB N (WEB: the folder holding core/exercises.js)  -> {"maps": [{"id", "seed", "inputs", "answer",
+// "texts": [...], "mistakes": [{"name", "message", "value"}]}], ...}
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const [web, count] = process.argv.slice(2);
+const { DECKS, answer, draw } = await import(pathToFileURL(path.join(web, 'core', 'exercises.js')).href);
+const seeds = Array.from({ length: Number(count) || 1 }, (_, i) => i);
+const out = {};
+for (const [deck, kinds] of Object.entries(DECKS)) {
+  out[deck] = [];
+  for (const kind of kinds) {
+    for (const seed of seeds) {
+      const inputs = draw(kind.id, seed);
+      const texts = [...kind.question(inputs), `Hint: ${kind.hint}`, ...kind.steps(inputs)];
+      for (const mistake of kind.mistakes) texts.push(mistake.message);
+      if (kind.range) texts.push(kind.range.message);
+      const mistakes = kind.mistakes.map((m) => ({ name: m.name, message: m.message, value: m.value(inputs) }));
+      out[deck].push({ id: kind.id, seed, inputs, answer: answer(kind.id, inputs), texts, mistakes });
+    }
+  }
+}
+process.stdout.write(JSON.stringify(out));

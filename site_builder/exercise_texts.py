@@ -1,0 +1,36 @@
+"""The exercises' texts as a learner reads them: web/core/exercises-*.js run
+under Node (site_builder/exercise_texts.mjs) for a few seeds, so the notation
+check and the statement tests read the question, hint, worked steps and
+mistake messages with their numbers drawn."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+SCRIPT = Path(__file__).with_name("exercise_texts.mjs")
+SEEDS = 8  # draws per exercise: enough to show every branch of a question's wording
+
+
+class ExerciseTextError(RuntimeError):
+    pass
+
+
+def drawn(web: Path, seeds: int = SEEDS) -> dict[str, list[dict]]:
+    """{deck: [{id, seed, inputs, answer, texts, mistakes}]} for seeds 0 .. seeds-1
+    of the exercises in ``web``/core (the site's web folder)."""
+    node = shutil.which("node")
+    if node is None:
+        raise ExerciseTextError("Node.js is needed to read the exercise texts (web/core/exercises-*.js)")
+    proc = subprocess.run(
+        [node, "--no-warnings", str(SCRIPT), str(web), str(seeds)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+    if proc.returncode != 0:
+        raise ExerciseTextError(f"{SCRIPT.name} failed: {proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout)
