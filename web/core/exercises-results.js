@@ -59,7 +59,7 @@ const weightsCount = {
   draw: (rng) => ({ B: int(rng, 2, 4), heads: pick(rng, [2, 4]), T: pick(rng, [4, 6, 8, 12, 16]) }),
   answer: ({ B, heads, T }) => B * heads * T * T,
   question: ({ B, heads, T }) => [
-    `forward_details runs on a batch of B = ${B} windows of T = ${T} slots, in a model with ${heads} heads.`,
+    `forward_details runs on a batch of B = ${B} windows of w = ${T} slots, in a model with ${heads} heads.`,
     'How many attention weights does it return (the numbers in its weights tensor)?',
   ],
   mistakes: [
@@ -67,13 +67,13 @@ const weightsCount = {
       message: 'That is the final query only, what attend returns; forward_details keeps a weight row '
         + 'for every query.' },
     { name: 'one-head', value: ({ B, T }) => B * T * T,
-      message: 'Each head has its own T × T weights.' },
+      message: 'Each head has its own w × w weights.' },
     { name: 'one-example', value: ({ heads, T }) => heads * T * T,
       message: 'Every example of the batch has its own weights.' },
   ],
-  hint: 'The weights tensor has shape [B, heads, T, T]: one T × T grid per head and example.',
+  hint: 'The weights tensor has shape [B, heads, w, w]: one w × w grid per head and example.',
   steps: ({ B, heads, T }) => [
-    `One head, one example: T × T = ${T * T}.`,
+    `One head, one example: w × w = ${T * T}.`,
     `× ${heads} heads × ${B} examples = ${B * heads * T * T}.`,
   ],
 };
