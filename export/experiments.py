@@ -49,7 +49,7 @@ from .ablation import head_mask
 
 EXPERIMENTS_DIR = BUILD_DIR / "experiments"  # export/tables/kit/sources.py reads experiments.json here
 RESULT = "experiments.json"
-LOSSES = "window_losses.npz"  # every variant's per-window test loss and each window's story: what the bootstrap resampled
+LOSSES = "window_losses.npz"  # each variant's per-window test loss and each window's story, as resampled
 LEGACY_CACHE = "cache.json"  # the skip record of older builds; the runner's record replaced it
 BATCH = CONFIG.training.eval_batch  # the same batches as the test evaluation (models/train.py)
 
