@@ -62,7 +62,7 @@ def test_a_resample_mean_is_the_mean_over_the_drawn_stories_windows():
 
 def test_the_interval_is_the_central_percentiles():
     values = np.arange(1001, dtype=float)
-    assert bootstrap.interval(values) == [25.0, 975.0]
+    assert bootstrap.interval(values) == pytest.approx([25.0, 975.0])
 
 
 # ------------------------------------------------------------ the built intervals

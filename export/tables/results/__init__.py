@@ -8,4 +8,18 @@ reruns that test reproducibility (``reproduction``), what
 each head is worth (``head_cost``) and where attention wins (``wins``), both
 from export/experiments.py. Importing the package declares its tables."""
 
-from . import charts, head_cost, machine, measured, model, paired, pictures, protocol, reproduction, steps, toy, wins  # noqa: F401
+from . import (  # noqa: F401
+    bank,
+    charts,
+    head_cost,
+    machine,
+    measured,
+    model,
+    paired,
+    pictures,
+    protocol,
+    reproduction,
+    steps,
+    toy,
+    wins,
+)
