@@ -161,10 +161,11 @@ def run(folder: ModelsFolder = MODELS, out: Path = EXPERIMENTS_DIR, log=print) -
         result = compute(folder, log)  # CheckpointError names a missing or corrupt checkpoint
         result["inputs"] = input_files(folder)  # the tables refuse a result made from other checkpoints
         out.mkdir(parents=True, exist_ok=True)
-        losses = result.pop("_losses")
-        tmp = out / (LOSSES + ".tmp.npz")
-        np.savez_compressed(tmp, **{name.replace("-", "_"): v for name, v in losses.items()})
-        tmp.replace(out / LOSSES)
+        losses = result.pop("_losses", None)
+        if losses is not None:
+            tmp = out / (LOSSES + ".tmp.npz")
+            np.savez_compressed(tmp, **{name.replace("-", "_"): v for name, v in losses.items()})
+            tmp.replace(out / LOSSES)
         write_json(out / RESULT, result)  # atomic
         (out / LEGACY_CACHE).unlink(missing_ok=True)
     log(f"experiments: wrote {out / RESULT} in {result['seconds']:.0f} s")
