@@ -109,6 +109,12 @@ def extremes(losses, X, y, t, d, itos, n: int = SHOWN) -> dict:
     }
 
 
+def bin_masks(X: np.ndarray, y: np.ndarray, story_ids) -> dict[str, list[tuple[str, np.ndarray]]]:
+    """Every split's (label, mask) bins, as ``analyse`` uses them."""
+    t, d = positions(story_ids), distances(X, y)
+    return {"distance": distance_bins(d), "frequency": frequency_bins(y), "position": position_bins(t)}
+
+
 def analyse(losses: dict[str, np.ndarray], X: np.ndarray, y: np.ndarray, story_ids, itos) -> dict:
     t = positions(story_ids)
     if len(t) != len(y):

@@ -6,11 +6,17 @@ test evaluation), the cross-entropy of each target under
 - the three seed-11 checkpoints as trained (``mlp``, ``attn1``, ``attn4``);
 - the four-head model with each single head off and with all four off, the
   one-head model with its head off (zero ablation: a switched-off head's
-  message is zero before W_O, as in export/ablation.py and the lab).
+  message is zero before W_O, as in export/ablation.py and the lab);
+
+and, from the same per-window losses, a bootstrap over test stories of every
+gap the results deck states (export/bootstrap.py: its seed and draw count are
+written beside the intervals).
 
 ``python -m export.experiments [--models DIR] [--out DIR]`` writes
 build/experiments/experiments.json (aggregates and the split tables of
-export/attention_wins.py, small), with the SHA-256 of every checkpoint file
+export/attention_wins.py, small) and window_losses.npz beside it (every
+variant's per-window loss, "-" written "_", and each window's story index:
+what tests/test_results_uncertainty.py recomputes the intervals from), with the SHA-256 of every checkpoint file
 and of the data it read (the tables refuse a result made from other
 checkpoints). Run by hand it always computes (about a minute on two cores);
 the build runner (common/runner.py) runs it only when the checkpoints, the
@@ -38,11 +44,12 @@ from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import DATA_FILE, DataError, prepare
 from models.nets import KINDS
 
-from . import attention_wins
+from . import attention_wins, bootstrap
 from .ablation import head_mask
 
 EXPERIMENTS_DIR = BUILD_DIR / "experiments"  # export/tables/kit/sources.py reads experiments.json here
 RESULT = "experiments.json"
+LOSSES = "window_losses.npz"  # each variant's per-window test loss and each window's story, as resampled
 LEGACY_CACHE = "cache.json"  # the skip record of older builds; the runner's record replaced it
 BATCH = CONFIG.training.eval_batch  # the same batches as the test evaluation (models/train.py)
 
@@ -131,13 +138,18 @@ def compute(folder: ModelsFolder = MODELS, log=print) -> dict:
     specs = variants({k: models[k].n_heads for k in ("attn1", "attn4")})
     log(f"experiments: {len(specs)} model states over {len(y):,} test windows")
     losses = window_losses(models, X, y, specs)
+    stories = bootstrap.story_of_window(corpus.ids("test"))
     result = {
         "test_windows": len(y),
         "variants": summary(losses, specs),
         "wins": attention_wins.analyse(losses, X.numpy(), y.numpy(), corpus.ids("test"), vocab.itos),
+        "bootstrap": bootstrap.intervals(
+            losses, specs, attention_wins.bin_masks(X.numpy(), y.numpy(), corpus.ids("test")), stories
+        ),
         "threads": torch.get_num_threads(),
     }
     result["seconds"] = time.perf_counter() - started
+    result["_losses"] = dict(losses, story=stories)  # written beside the result by run(), not into it
     return result
 
 
@@ -149,6 +161,11 @@ def run(folder: ModelsFolder = MODELS, out: Path = EXPERIMENTS_DIR, log=print) -
         result = compute(folder, log)  # CheckpointError names a missing or corrupt checkpoint
         result["inputs"] = input_files(folder)  # the tables refuse a result made from other checkpoints
         out.mkdir(parents=True, exist_ok=True)
+        losses = result.pop("_losses", None)
+        if losses is not None:
+            tmp = out / (LOSSES + ".tmp.npz")
+            np.savez_compressed(tmp, **{name.replace("-", "_"): v for name, v in losses.items()})
+            tmp.replace(out / LOSSES)
         write_json(out / RESULT, result)  # atomic
         (out / LEGACY_CACHE).unlink(missing_ok=True)
     log(f"experiments: wrote {out / RESULT} in {result['seconds']:.0f} s")

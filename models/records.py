@@ -71,6 +71,7 @@ RERUN_FIELDS = {
     "selected_step": int,
     "test_loss": NUMBER,
     "train_seconds": NUMBER,
+    "cpu": str,
 }
 
 
@@ -254,9 +255,18 @@ def load_trace(folder: ModelsFolder, error: type[Exception], checkpoints: dict, 
 
 
 # ---------------------------------------------------------------- reproduction.json
-def validate_reproduction(data, path: Path, error: type[Exception]) -> dict:
+def same_run(a: dict, b: dict) -> bool:
+    """Whether two records describe one training process, not two: the same
+    kind and seed and the same measured training time (a wall-clock time that
+    two independent processes do not repeat to the last digit)."""
+    return (a["kind"], a["seed"], a["train_seconds"]) == (b.get("kind"), b.get("seed"), b.get("train_seconds"))
+
+
+def validate_reproduction(data, path: Path, error: type[Exception], committed_runs: list[dict] | None = None) -> dict:
     """Raise ``error`` naming ``path`` unless ``data`` has the shape
-    models/reproduce.py describes. Returns ``data``."""
+    models/reproduce.py describes and holds only independent reruns: no
+    record twice, and (given ``committed_runs``, results.json's runs) none
+    that is a committed run's own record. Returns ``data``."""
     fail = _failer(path, error)
     if not isinstance(data, dict) or data.get("format") != REPRODUCTION_FORMAT:
         fail(f"not a reproduction record of format {REPRODUCTION_FORMAT}")
@@ -269,11 +279,22 @@ def validate_reproduction(data, path: Path, error: type[Exception]) -> dict:
             fail(f"reruns[{i}].kind {r['kind']!r} is not one of {', '.join(KINDS)}")
         if len(r["weights_sha256"]) != 64:
             fail(f"reruns[{i}].weights_sha256 is not a SHA-256")
+        for j, other in enumerate(data["reruns"][:i]):
+            if same_run(r, other):
+                fail(f"reruns[{i}] repeats reruns[{j}] (same kind, seed and train_seconds): one run recorded twice")
+        for run in committed_runs or []:
+            if same_run(r, run):
+                fail(
+                    f"reruns[{i}] is the committed {r['kind']} seed {r['seed']} run's own record "
+                    f"(train_seconds {r['train_seconds']}), not an independent rerun"
+                )
     return data
 
 
 def load_reproduction(folder: ModelsFolder, error: type[Exception]) -> dict:
-    """Read and validate the folder's reproduction record."""
+    """Read and validate the folder's reproduction record, against the
+    folder's results.json when there is one."""
+    committed = read_json(folder.results, error, "training results")["runs"] if folder.results.exists() else None
     return validate_reproduction(
-        read_json(folder.reproduction, error, "reproduction record"), folder.reproduction, error
+        read_json(folder.reproduction, error, "reproduction record"), folder.reproduction, error, committed
     )

@@ -37,7 +37,8 @@ print("The course's code (models/) is importable.")
 # 1. cross-entropy and perplexity on a three-target toy;
 # 2. each model's size;
 # 3. each model's test cross-entropy and perplexity over every test window, and
-#    the mean and spread of the nine recorded runs;
+#    the mean and spread of the nine recorded runs; the paired one-vs-four-heads
+#    gains and a bootstrap over test stories for the seed-11 gain;
 # 4. the four attention rows of the deck's prompt, and the agreement of the two
 #    forward paths (`forward_details`, every row, vs `attend`, final query only);
 # 5. greedy generation from the held-out preset with all three models.
@@ -117,14 +118,15 @@ corpus = prepare("course")
 X_test, y_test = corpus.windows("test")
 print("test windows:", len(y_test))
 got["results_summary.test_windows"] = len(y_test)
-test_loss = {}
+test_loss, window_loss = {}, {}  # window_loss: every test window's -ln p(target), kept for section 3b
 with torch.inference_mode():
     for kind, model in models.items():
-        total = 0.0
+        parts = []
         for start in range(0, len(y_test), 4096):
             xb, yb = X_test[start : start + 4096].long(), y_test[start : start + 4096].long()
-            total += F.cross_entropy(model(xb), yb, reduction="sum").item()
-        test_loss[kind] = total / len(y_test)
+            parts.append(F.cross_entropy(model(xb), yb, reduction="none").double())
+        window_loss[kind] = torch.cat(parts).numpy()
+        test_loss[kind] = float(window_loss[kind].mean())
         print(
             f"{LABELS[kind]:20s} test loss {test_loss[kind]:.6f} nats, perplexity {math.exp(test_loss[kind]):.2f}"
             f"   (recorded after training: {recorded[kind]:.6f})"
@@ -168,6 +170,73 @@ got["results_worked.values"] = values
 got["results_worked.mean"] = mean
 got["results_worked.sd"] = sd
 got["results_worked.reduction_percent"] = 100 * (one_head_mean - mean) / one_head_mean
+
+# %% [markdown]
+# ### 3b. The paired comparison, and how much it depends on the test stories
+#
+# With the same seed the one-head and four-head models start from the same
+# weights (`torch.manual_seed(seed)` just before building either; their weight
+# shapes are the same) and draw the same batches, so each seed gives one
+# paired gain: one-head perplexity minus four-head perplexity.
+#
+# How much does the seed-11 gain depend on which stories were tested? A
+# bootstrap over test stories: draw as many stories as the test split has,
+# with replacement, recompute both models' perplexities on the windows of the
+# stories drawn (a story drawn twice counts twice), 2,000 times with a fixed
+# seed; the middle 95% of the gains is the interval. Stories, not windows, are
+# drawn because the windows of one story are not independent. The same draws
+# give the share of test targets where each attention model is less surprised
+# than the MLP (its loss is lower).
+
+# %%
+import numpy as np
+
+from models.nets import build
+
+by_run = {(r["kind"], r["seed"]): r for r in recorded_runs}
+paired_gains = []
+for seed in sorted(s for k, s in by_run if k == "attn1" and ("attn4", s) in by_run):
+    one, four = by_run[("attn1", seed)]["test_perplexity"], by_run[("attn4", seed)]["test_perplexity"]
+    paired_gains.append(one - four)
+    print(f"seed {seed}: one head {one:.2f}, four heads {four:.2f}, paired gain {one - four:+.2f}")
+got["results_paired.pairs.*.gain"] = paired_gains
+
+starts = {}
+for kind in ("attn1", "attn4"):
+    torch.manual_seed(11)
+    starts[kind] = build(kind).state_dict()
+same = all(torch.equal(starts["attn1"][k], starts["attn4"][k]) for k in starts["attn1"])
+print("same initial weights for seed 11:", same)
+got["results_paired.same_start"] = same
+
+BOOTSTRAP_SEED, DRAWS = 314, 2000  # as the deck states them
+story = np.concatenate([np.full(len(ids) - 1, i) for i, ids in enumerate(corpus.ids("test")) if len(ids) > 1])
+n_stories = int(story.max()) + 1
+picks = np.random.default_rng(BOOTSTRAP_SEED).integers(0, n_stories, size=(DRAWS, n_stories))
+drawn = np.stack([np.bincount(row, minlength=n_stories) for row in picks]).astype(float)  # [draw, story]
+windows_per_story = np.bincount(story, minlength=n_stories)
+
+
+def resampled_means(values):
+    """The mean of per-window values over each draw's stories."""
+    return drawn @ np.bincount(story, weights=values, minlength=n_stories) / (drawn @ windows_per_story)
+
+
+mean_one, mean_four = resampled_means(window_loss["attn1"]), resampled_means(window_loss["attn4"])
+gain_ci = np.percentile(np.exp(mean_one) - np.exp(mean_four), [2.5, 97.5]).tolist()
+print(
+    f"seed-11 paired gain {math.exp(test_loss['attn1']) - math.exp(test_loss['attn4']):.2f} perplexity, "
+    f"95% interval over {n_stories} test stories: {gain_ci[0]:.2f} to {gain_ci[1]:.2f}"
+)
+got["results_paired.bootstrap.seed"] = BOOTSTRAP_SEED
+got["results_paired.bootstrap.draws"] = DRAWS
+got["results_paired.bootstrap.stories"] = n_stories
+got["results_paired.bootstrap.ppl_gain_ci"] = gain_ci
+for kind in ("attn1", "attn4"):
+    less = (window_loss[kind] < window_loss["mlp"]).astype(float)
+    share_ci = (100 * np.percentile(resampled_means(less), [2.5, 97.5])).tolist()
+    print(f"{LABELS[kind]}: less surprised than the MLP on {100 * less.mean():.1f}% of the targets {share_ci}")
+    got[f"results_attention_wins.share_percent.{kind}.value"] = 100 * less.mean()
 
 # %% [markdown]
 # ## 4. One prompt, four heads

@@ -46,8 +46,9 @@ def test_matching_slide_explains_the_longer_key(site_dir):
 def test_perplexity_uniform_case_counts_the_table_targets(site_dir):
     toy = table(site_dir, "results_perplexity_toy")
     assert toy["uniform"]["targets"] == len(toy["rows"])
-    s = slide(site_dir, "results", "Cross-entropy and perplexity")
-    assert f"each of the {len(toy['rows'])} targets" in s["text"]
+    # the results deck no longer repeats Part III's perplexity lesson (issue 32); Part III states the case
+    s = slide(site_dir, "part3", "Perplexity: the loss as an effective number of choices")
+    assert f"Every one of {len(toy['rows'])} targets" in s["text"]
 
 
 # 4. RoPE: only the positional part depends on the gap alone

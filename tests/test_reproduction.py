@@ -24,8 +24,8 @@ from common.layout import MODELS, ModelsFolder
 from export.tables.results.reproduction import pinned, reproduction
 from models import ensure
 from models.records import REPRODUCTION_FORMAT as FORMAT
-from models.records import load_results, validate_reproduction
-from models.reproduce import add, record_of
+from models.records import load_results, same_run, validate_reproduction
+from models.reproduce import add, cpu_model, main, record_of
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +42,18 @@ def committed_sha(kind: str) -> str:
     return hashlib.sha256(MODELS.weights(kind).read_bytes()).hexdigest()
 
 
-def test_the_committed_record_holds_pinned_reruns_of_the_committed_weights(record):
-    validate_reproduction(record, MODELS.reproduction, ValueError)
-    assert record["format"] == FORMAT and len(record["reruns"]) >= 2
+def test_the_committed_record_holds_independent_pinned_reruns_of_the_committed_weights(record, results):
+    validate_reproduction(record, MODELS.reproduction, ValueError, results["runs"])
+    assert record["format"] == FORMAT and len(record["reruns"]) >= 1
     for r in record["reruns"]:
-        assert pinned(r) and r["seed"] == 11
+        assert pinned(r) and r["seed"] == 11 and r["cpu"]
         assert r["weights_sha256"] == committed_sha(r["kind"])
+        # not the committed run's own record (issue 32: the old second attn1 "rerun" was)
+        assert not any(same_run(r, run) for run in results["runs"])
+
+
+def _committed(kind: str = "attn1") -> dict:
+    return next(x for x in load_results(MODELS.results)["runs"] if x["kind"] == kind and x["seed"] == 11)
 
 
 @pytest.mark.parametrize(
@@ -56,9 +62,15 @@ def test_the_committed_record_holds_pinned_reruns_of_the_committed_weights(recor
         (lambda d: d.update(format=7), "not a reproduction record"),
         (lambda d: d.update(reruns=[]), "has no reruns"),
         (lambda d: d["reruns"][0].pop("test_loss"), "reruns[0].test_loss"),
-        (lambda d: d["reruns"][1].update(kind="rnn"), "reruns[1].kind 'rnn'"),
+        (lambda d: d["reruns"][0].pop("cpu"), "reruns[0].cpu"),
+        (lambda d: d["reruns"][0].update(kind="rnn"), "reruns[0].kind 'rnn'"),
         (lambda d: d["reruns"][0].update(weights_sha256="abc"), "not a SHA-256"),
         (lambda d: d["reruns"][0].update(test_loss=float("nan")), "reruns[0].test_loss"),
+        (lambda d: d["reruns"].append(dict(d["reruns"][0])), "one run recorded twice"),
+        (
+            lambda d: d["reruns"][0].update(kind="attn1", seed=11, train_seconds=_committed()["train_seconds"]),
+            "own record",
+        ),
     ],
 )
 def test_ensure_stops_on_a_corrupt_record_naming_the_file(tmp_path, record, monkeypatch, capsys, change, problem):
@@ -77,32 +89,92 @@ def test_ensure_stops_on_a_corrupt_record_naming_the_file(tmp_path, record, monk
     assert str(models / "reproduction.json") in log and problem in log and not calls
 
 
-def test_record_of_reads_a_trained_folder_and_add_appends(tmp_path, record):
+def _trained_folder(tmp_path, kinds=("attn1",), seconds=1234.5) -> ModelsFolder:
+    """A folder as `models.train --out FOLDER --kinds K --seeds 11 --fresh` leaves it:
+    the committed weights (a bit-identical rerun) and results.json holding the
+    seed-11 runs of ``kinds`` with another (independent) training time."""
+    src = ModelsFolder(tmp_path / "run")
+    src.checkpoints.mkdir(parents=True)
+    results = load_results(MODELS.results)
+    mine = [r for r in results["runs"] if r["kind"] in kinds and r["seed"] == 11]
+    results["runs"] = [dict(r, train_seconds=seconds) for r in mine]
+    src.results.write_text(json.dumps(results))
+    for kind in kinds:
+        shutil.copy(MODELS.weights(kind), src.weights(kind))
+    return src
+
+
+def _models_copy(tmp_path) -> ModelsFolder:
+    out = ModelsFolder(tmp_path / "models")
+    shutil.copytree(MODELS.checkpoints, out.checkpoints)
+    shutil.copy(MODELS.results, out.results)
+    return out
+
+
+def test_a_rerun_equal_to_the_committed_runs_own_record_is_refused(tmp_path):
     src = ModelsFolder(tmp_path / "run")
     src.checkpoints.mkdir(parents=True)
     shutil.copy(MODELS.weights("attn1"), src.weights("attn1"))
-    shutil.copy(MODELS.results, src.results)
-    r = record_of(src, "attn1")
-    mine = next(x for x in load_results(MODELS.results)["runs"] if x["kind"] == "attn1" and x["seed"] == 11)
-    assert r["weights_sha256"] == committed_sha("attn1") and r["test_loss"] == mine["test_loss"]
-    out = ModelsFolder(tmp_path / "out")
-    out.root.mkdir()
-    assert len(add([r], out)["reruns"]) == 1 and len(add([r, r], out)["reruns"]) == 3
+    shutil.copy(MODELS.results, src.results)  # the committed run itself, not a rerun
+    own = record_of(src, "attn1")
+    assert own["weights_sha256"] == committed_sha("attn1") and own["test_loss"] == _committed()["test_loss"]
+    out = _models_copy(tmp_path)
+    with pytest.raises(RuntimeError, match="own record"):
+        add([own], out)
+    assert not out.reproduction.exists()  # nothing written
 
 
-def test_the_table_compares_weights_by_hash_and_sets_the_spread_beside_the_seed_sd(record, results):
+def test_record_of_reads_a_trained_folder_and_add_appends_only_new_runs(tmp_path):
+    r = record_of(_trained_folder(tmp_path), "attn1")
+    assert r["weights_sha256"] == committed_sha("attn1") and r["train_seconds"] == 1234.5
+    assert r["cpu"] == cpu_model() and r["test_loss"] == _committed()["test_loss"]
+    out = _models_copy(tmp_path)
+    assert len(add([r], out)["reruns"]) == 1
+    with pytest.raises(RuntimeError, match="recorded twice"):
+        add([r], out)
+    assert len(json.loads(out.reproduction.read_text())["reruns"]) == 1
+
+
+def test_record_folder_records_every_seed_11_run_of_the_folder(tmp_path, capsys):
+    src = _trained_folder(tmp_path, kinds=("mlp", "attn4"))
+    out = _models_copy(tmp_path)
+    assert main(["--record", str(src.root), "--models", str(out.root)]) == 0
+    data = json.loads(out.reproduction.read_text())
+    assert [r["kind"] for r in data["reruns"]] == ["mlp", "attn4"]
+    assert "gave the same weights as the committed checkpoint" in capsys.readouterr().out
+    assert main(["--record", str(tmp_path / "nowhere"), "--models", str(out.root)]) == 1
+    assert "nowhere" in capsys.readouterr().err
+
+
+def test_cpu_model_reads_the_model_name(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: X\nmodel name\t: Test CPU 9000\n")
+    assert cpu_model(info) == "Test CPU 9000"
+    assert cpu_model(tmp_path / "absent")  # falls back to the platform's name
+
+
+def test_the_table_compares_weights_by_hash_and_says_what_was_rerun(record, results):
     sha = {k: committed_sha(k) for k in ("mlp", "attn1", "attn4")}
     t = reproduction(record, results, sha)
-    seed_sd = statistics.stdev(r["test_loss"] for r in results["runs"] if r["kind"] == "attn1")
-    assert t["all_identical"] and t["max_rerun_spread"] == 0 and t["per_kind"][0]["seed_sd"] == pytest.approx(seed_sd)
-    assert t["unpinned_seeds"] == sorted({r["seed"] for r in results["runs"] if "numerics" not in r})
+    kinds = [k for k in ("mlp", "attn1", "attn4") if any(r["kind"] == k for r in record["reruns"])]
+    assert t["rerun_kinds"] == kinds and t["every_kind_rerun"] == (len(kinds) == 3)
+    assert t["cpus_text"] == "; ".join(sorted({r["cpu"] for r in record["reruns"]}))
+    assert t["all_identical"] and t["max_rerun_spread"] == 0
+    seed_sd = statistics.stdev(r["test_loss"] for r in results["runs"] if r["kind"] == kinds[0])
+    assert t["per_kind"][0]["seed_sd"] == pytest.approx(seed_sd)
+    assert t["unpinned_seeds"] == sorted({r["seed"] for r in results["runs"] if not pinned(r)})
     assert [row[3] for row in t["rows"]] == ["yes"] * len(record["reruns"])
     other = copy.deepcopy(record)
-    other["reruns"][1]["weights_sha256"] = "0" * 64
-    other["reruns"][1]["test_loss"] += 0.002
+    extra = dict(other["reruns"][0], weights_sha256="0" * 64, train_seconds=1.0)
+    extra["test_loss"] += 0.002
+    other["reruns"].append(extra)
     t = reproduction(other, results, sha)
-    assert not t["all_identical"] and t["rows"][1][3] == "no"
-    assert t["max_rerun_spread"] == pytest.approx(0.002) and t["per_kind"][0]["noise_share_percent"] > 50
+    assert not t["all_identical"] and t["rows"][-1][3] == "no"
+    assert t["max_rerun_spread"] == pytest.approx(0.002)
+    one = copy.deepcopy(record)
+    one["reruns"] = [dict(record["reruns"][0], kind="attn1")]
+    t = reproduction(one, results, sha)
+    assert t["not_rerun_text"] == "fixed-window MLP and four-head attention"
 
 
 def _slide(deck: Path, source: str) -> str:
@@ -112,18 +184,19 @@ def _slide(deck: Path, source: str) -> str:
 
 def test_the_results_deck_states_what_the_record_says(site_dir, record, results):
     slide = _slide(site_dir / "decks" / "results.html", "results_reproduction")
-    text = html.unescape(re.sub(r"<[^>]+>", " ", slide))
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", slide)).split())
     same = all(r["weights_sha256"] == committed_sha(r["kind"]) for r in record["reruns"])
     assert ("a rerun gives the same bits" in text) == same
     assert ("bit for bit" in text) == same
     assert text.count("yes") == sum(r["weights_sha256"] == committed_sha(r["kind"]) for r in record["reruns"])
-    losses = [r["test_loss"] for r in record["reruns"]]
-    spread = re.search(r'data-source="results_reproduction.max_rerun_spread"[^>]*>([^<]+)<', slide).group(1)
-    assert float(spread) == pytest.approx(max(losses) - min(losses), abs=5e-5)
-    sd = re.search(r'data-source="results_reproduction.per_kind.0.seed_sd"[^>]*>([^<]+)<', slide).group(1)
-    kind = record["reruns"][0]["kind"]
-    assert float(sd) == pytest.approx(
-        statistics.stdev(r["test_loss"] for r in results["runs"] if r["kind"] == kind), abs=5e-5
-    )
+    kinds = [k for k in ("mlp", "attn1", "attn4") if any(r["kind"] == k for r in record["reruns"])]
+    missing = [k for k in ("mlp", "attn1", "attn4") if k not in kinds]
+    assert ("Not rerun:" in text) == bool(missing)  # the slide claims exactly the kinds rerun
+    for r in record["reruns"]:
+        assert r["cpu"] in text and r["torch_version"] in text
     unpinned = sorted({r["seed"] for r in results["runs"] if not pinned(r)})
-    assert "Seeds " + " and ".join(map(str, unpinned)) in text
+    if unpinned:
+        assert "Seeds " + " and ".join(map(str, unpinned)) in text
+    else:
+        assert f"All {len(results['runs'])} runs of the table were trained on the pinned code paths" in text
+    assert "none of the seed-to-seed spread is rounding noise" not in text

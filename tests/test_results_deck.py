@@ -29,8 +29,7 @@ def test_results_charts_render_with_text_alternatives(page, site_url, site_dir):
         return
     for chart_id, count_selector, expected in (
         ("chart-val-curves", "polyline.run", charts["n_curves"]),
-        ("chart-test-ppl", "g.panel:first-of-type path.mean", charts["n_bars"]),
-    ):
+    ):  # the ±1 SD perplexity chart is Part III's; this deck no longer repeats it (issue 32)
         page.evaluate(f"Reveal.slide({slide_with(page, 'svg#' + chart_id)})")
         svg = page.locator(f"svg#{chart_id}")
         assert svg.is_visible()
@@ -43,17 +42,21 @@ def test_results_charts_render_with_text_alternatives(page, site_url, site_dir):
         assert page.locator(f"#{labelled[1]}").text_content().strip()
     # each chart comes with its numbers as a table
     assert page.locator("table[data-source='results_charts.val_curves_table'] tbody tr").count() == charts["n_curves"]
-    assert page.locator("table[data-source='results_charts.ppl_table'] tbody tr").count() == charts["n_bars"]
+    assert page.locator("svg#chart-test-ppl").count() == 0
     page.watch.assert_clean()
 
 
-def test_results_quotes_the_toy_and_the_attention_rows(page, site_url, site_dir):
+def test_results_opens_with_the_paired_result_and_quotes_the_attention_rows(page, site_url, site_dir):
     open_deck(page, site_url, SLUG)
-    toy = table(site_dir, "results_perplexity_toy")
-    assert abs(toy["perplexity"] - 4) < 1e-12
-    page.evaluate(f"Reveal.slide({slide_with(page, 'table[data-source=results_perplexity_toy]')})")
+    paired = table(site_dir, "results_paired")
+    first = page.evaluate("""[...document.querySelectorAll('.slides > section')]
+        .findIndex(s => s.querySelector('table'))""")
+    assert first == slide_with(page, "table[data-source=results_paired]")  # the first table is the paired result
+    page.evaluate(f"Reveal.slide({first})")
     text = page.evaluate("Reveal.getCurrentSlide().textContent")
-    assert "4.0000" in text
+    for p in paired["pairs"]:
+        assert f"{p['gain']:+.2f}" in text and str(p["seed"]) in text
+    assert page.locator("table[data-source=results_perplexity_toy]").count() == 0  # Part III's lesson, not repeated
     att = table(site_dir, "results_attention")
     if att.get("available"):
         rows = page.locator("table[data-source='results_attention'] tbody tr")

@@ -242,7 +242,10 @@ def test_benchmark_becomes_a_table_with_its_machine(tmp_path):
             assert float(cell.replace(",", "")) == pytest.approx(
                 want, abs=0.0051 if want < 10 else 0.051 if want < 100 else 0.51
             )
-        assert row[8].endswith(f"({r['loop']['ratio']:.1f}×)")
+        # the bracket is the row's own ms/token over the row's own ms/call cells (issue 31 item 15)
+        loop_ms = float(row[8].split(" (")[0].replace(",", ""))
+        calls = sum(float(c.replace(",", "")) for c in row[5:8])
+        assert row[8].endswith(f"({loop_ms / calls:.1f}×)")
     cpu = t["rows"][-1]
     assert cpu[0] == "onnxruntime CPU (Python)"
     for cell, kind in zip(cpu[5:8], KINDS):

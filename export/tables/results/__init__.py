@@ -3,8 +3,23 @@ toy (``toy``), the measured runs (``measured``) and their charts (``charts``),
 one prompt's four attention rows (``model``), the per-step rows the
 model was trained on beside the one-pass matrix (``steps``), model sizes and browser timings
 (``machine``), the training protocol with a worked mean ± SD
-(``protocol``), the reruns that test reproducibility (``reproduction``), what
+(``protocol``), the paired one-vs-four-heads comparison (``paired``), the
+reruns that test reproducibility (``reproduction``), what
 each head is worth (``head_cost``) and where attention wins (``wins``), both
 from export/experiments.py. Importing the package declares its tables."""
 
-from . import charts, head_cost, machine, measured, model, pictures, protocol, reproduction, steps, toy, wins  # noqa: F401
+from . import (  # noqa: F401
+    bank,
+    charts,
+    head_cost,
+    machine,
+    measured,
+    model,
+    paired,
+    pictures,
+    protocol,
+    reproduction,
+    steps,
+    toy,
+    wins,
+)

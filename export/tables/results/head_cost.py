@@ -29,16 +29,39 @@ def experiments_or_reason(sources: Sources):
     return result, None
 
 
-def _state(v: dict, base: dict | None) -> dict:
+def _state(v: dict, base: dict | None, intervals: dict | None = None) -> dict:
     out = {"loss": v["loss"], "perplexity": v["perplexity"], "heads_off": v["heads_off"]}
     if base is not None:
         out["delta"] = v["loss"] - base["loss"]
         out["ratio"] = v["perplexity"] / base["perplexity"]
+        if intervals and v.get("name") in intervals:
+            out["delta_ci"] = intervals[v["name"]]  # the bootstrap over test stories (export/bootstrap.py)
     return out
 
 
-def by_kind(variants: dict) -> dict:
-    """Per attention model: all heads on, each single head off, every head off."""
+def worse_than(state: dict, kind: str, variants: dict) -> list[dict]:
+    """The other unablated models whose test perplexity this state of ``kind``
+    exceeds, most perplexed first: what the head's cost makes the model worse than."""
+    others = [
+        v
+        for v in variants.values()
+        if not v["heads_off"] and v["kind"] != kind and v["perplexity"] < state["perplexity"]
+    ]
+    return [
+        {
+            "kind": v["kind"],
+            "label": LABELS[v["kind"]],
+            "name": LABELS[v["kind"]][0].lower() + LABELS[v["kind"]][1:],  # as a sentence names it
+            "perplexity": v["perplexity"],
+        }
+        for v in sorted(others, key=lambda v: -v["perplexity"])
+    ]
+
+
+def by_kind(variants: dict, intervals: dict | None = None) -> dict:
+    """Per attention model: all heads on, each single head off, every head off;
+    each ablation with its bootstrap interval (``intervals``: variant name ->
+    [lo, hi]) and the models it is worse than."""
     out = {}
     for kind in ATTENTION:
         mine = [v for v in variants.values() if v["kind"] == kind]
@@ -46,9 +69,11 @@ def by_kind(variants: dict) -> dict:
         n = max(len(v["heads_off"]) for v in mine)
         single = sorted((v for v in mine if len(v["heads_off"]) == 1), key=lambda v: v["heads_off"][0])
         every = next(v for v in mine if len(v["heads_off"]) == n)
-        heads = [dict(_state(v, on), head=v["heads_off"][0] + 1) for v in single]
+        heads = [dict(_state(v, on, intervals), head=v["heads_off"][0] + 1) for v in single]
         out[kind] = {"label": LABELS[kind], "n_heads": n, "on": _state(on, None), "heads": heads}
-        out[kind]["all_off"] = _state(every, on)
+        out[kind]["all_off"] = _state(every, on, intervals)
+        for state in [*heads, out[kind]["all_off"]]:
+            state["worse_than"] = worse_than(state, kind, variants)
         if n > 1:
             costs = [h["delta"] for h in heads]
             out[kind]["most_costly"] = heads[costs.index(max(costs))]
@@ -60,7 +85,8 @@ def by_kind(variants: dict) -> dict:
 def rows(kinds: dict, mlp: dict) -> list[list[str]]:
     def row(label, what, s):
         delta = "—" if "delta" not in s else f"{s['delta']:+.3f}"
-        return [label, what, f"{s['loss']:.3f}", f"{s['perplexity']:.2f}", delta]
+        ci = "—" if "delta_ci" not in s else f"{s['delta_ci'][0]:+.3f} to {s['delta_ci'][1]:+.3f}"
+        return [label, what, f"{s['loss']:.3f}", f"{s['perplexity']:.2f}", delta, ci]
 
     out = [row(LABELS["mlp"], "(no heads)", mlp)]
     for kind in ATTENTION:
@@ -110,14 +136,23 @@ def head_cost(sources: Sources) -> dict:
     if result is None:
         return reason
     variants = result["variants"]
-    kinds = by_kind(variants)
+    boot = result.get("bootstrap")
+    kinds = by_kind(variants, boot["head_cost"] if boot else None)
     mlp = _state(variants["mlp"], None)
     return {
         "available": True,
         "test_windows": result["test_windows"],
         "mlp": mlp,
         "by_kind": kinds,
-        "header": ["model", "heads off", "test cross-entropy", "perplexity", "change (nats/token)"],
+        "header": [
+            "model",
+            "heads off",
+            "test cross-entropy",
+            "perplexity",
+            "change (nats/token)",
+            f"{round(boot['level'] * 100) if boot else 95}% interval",
+        ],
+        "bootstrap": None if boot is None else {k: boot[k] for k in ("seed", "draws", "stories", "level")},
         "rows": rows(kinds, mlp),
         "bars": cost_bars(kinds),
     }

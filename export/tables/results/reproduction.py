@@ -25,7 +25,7 @@ def pinned(run: dict) -> bool:
 
 def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
     """The table from the reproduction record, the results and {kind: SHA-256
-    of the committed weights}."""
+    of the committed weights}: what was rerun, exactly, and nothing more."""
     runs, reruns = results["runs"], record["reruns"]
     per_kind = []
     for kind in KINDS:
@@ -36,17 +36,21 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
         seed_losses = [r["test_loss"] for r in runs if r["kind"] == kind]
         seed_sd = statistics.stdev(seed_losses) if len(seed_losses) > 1 else None
         spread = max(losses) - min(losses)
+        committed = next((r for r in runs if r["kind"] == kind and r["seed"] == mine[0]["seed"]), None)
         per_kind.append(
             {
                 "kind": kind,
                 "label": LABELS[kind],
                 "n_reruns": len(mine),
                 "identical": all(r["weights_sha256"] == committed_sha.get(kind) for r in mine),
+                "same_loss": committed is not None and all(r["test_loss"] == committed["test_loss"] for r in mine),
                 "rerun_spread": spread,
                 "seed_sd": seed_sd,
                 "noise_share_percent": spread / seed_sd * 100 if seed_sd else None,
             }
         )
+    rerun_kinds = [k["kind"] for k in per_kind]
+    not_rerun = [k for k in KINDS if k not in rerun_kinds]
     unpinned = [r for r in runs if not pinned(r)]
     pinned_seconds = {}
     for r in [*runs, *reruns]:
@@ -65,15 +69,26 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
         for r in reruns
     ]
     identical = all(k["identical"] for k in per_kind)
+    cpus = sorted({r.get("cpu", "not recorded") for r in reruns})
+    torches = sorted({r["torch_version"] for r in reruns})
     return {
         "available": True,
         "n_reruns": len(reruns),
         "all_identical": identical,
         "all_pinned": all(pinned(r) for r in reruns),
         "per_kind": per_kind,
+        "rerun_kinds": rerun_kinds,
+        "every_kind_rerun": not not_rerun,
+        "not_rerun_text": _words(not_rerun),
+        "identical_text": _words([k["kind"] for k in per_kind if k["identical"]]),
+        "different_text": _words([k["kind"] for k in per_kind if not k["identical"]]),
+        "rerun_seeds_text": " and ".join(str(s) for s in sorted({r["seed"] for r in reruns})),
+        "cpus_text": "; ".join(cpus),
+        "torch_text": ", ".join(torches),
         "max_noise_share_percent": max(k["noise_share_percent"] or 0 for k in per_kind),
         "max_rerun_spread": max(k["rerun_spread"] for k in per_kind),
-        "rerun_labels": " and ".join(k["label"].lower() for k in per_kind),
+        "rerun_labels": _words(rerun_kinds),
+        "n_runs": len(runs),
         "unpinned_runs": len(unpinned),
         "unpinned_seeds": sorted({r["seed"] for r in unpinned}),
         "unpinned_seeds_text": " and ".join(str(s) for s in sorted({r["seed"] for r in unpinned})),
@@ -82,6 +97,12 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
         "header": ["model", "seed", "code paths", "same weights as committed", "test loss", "minutes"],
         "rows": rows,
     }
+
+
+def _words(kinds: list[str]) -> str:
+    """The models' labels as a list in words ("fixed-window MLP and one-head attention")."""
+    labels = [LABELS[k][0].lower() + LABELS[k][1:] for k in kinds]
+    return ", ".join(labels[:-1]) + (" and " if len(labels) > 1 else "") + (labels[-1] if labels else "")
 
 
 @table("results_reproduction", needs=["sources"])

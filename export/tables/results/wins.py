@@ -22,6 +22,23 @@ SPLITS = {
 SHORT = {"mlp": "MLP", "attn1": "1 head", "attn4": "4 heads"}
 
 
+def with_interval(value: float, ci: list[float] | None) -> str:
+    """A difference and its bootstrap interval, as the tables show it."""
+    return f"{value:+.2f}" if ci is None else f"{value:+.2f} [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+
+
+def add_intervals(bins: list[dict], intervals: list[dict] | None) -> list[dict]:
+    """The bins with each difference's bootstrap interval (``mlp_minus_K_ci``) beside it."""
+    if intervals is None:
+        return bins
+    by_label = {i["label"]: i for i in intervals}
+    out = []
+    for b in bins:
+        i = by_label.get(b["label"], {})
+        out.append(dict(b, **{f"{k}_ci": i[k] for k in ("mlp_minus_attn1", "mlp_minus_attn4") if k in i}))
+    return out
+
+
 def split_table(name: str, bins: list[dict]) -> dict:
     header = [SPLITS[name], "targets", "MLP", "1 head", "4 heads", "MLP − 1 head", "MLP − 4 heads"]
     body = []
@@ -33,7 +50,7 @@ def split_table(name: str, bins: list[dict]) -> dict:
         body.append(
             [b["label"], f"{b['count']:,}"]
             + [f"{loss[k]:.2f}" for k in ("mlp", "attn1", "attn4")]
-            + [f"{b['mlp_minus_attn1']:+.2f}", f"{b['mlp_minus_attn4']:+.2f}"]
+            + [with_interval(b[k], b.get(f"{k}_ci")) for k in ("mlp_minus_attn1", "mlp_minus_attn4")]
         )
     return {"header": header, "rows": body}
 
@@ -60,6 +77,7 @@ def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
     """Horizontal bars: per bin, MLP minus 1 head and MLP minus 4 heads (mean nats per target)."""
     kinds = ("attn1", "attn4")
     values = [b[f"mlp_minus_{k}"] for b in bins if b["count"] for k in kinds]
+    values += [x for b in bins if b["count"] for k in kinds for x in b.get(f"mlp_minus_{k}_ci") or []]
     lo, hi = min(0.0, min(values)), max(0.0, max(values))
     hi = hi + 0.18 * (hi - lo)  # room for the value labels
     left, right, top, bar, gap = 330, SLIDE - 80, 48, 21, 12
@@ -67,7 +85,9 @@ def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
     desc = "Mean loss difference per target, MLP minus attention, in nats (positive: attention less surprised). " + (
         "; ".join(
             f"{b['label']} ({b['count']:,} targets): "
-            + ", ".join(f"MLP − {SHORT[k]} {b[f'mlp_minus_{k}']:+.2f}" for k in kinds)
+            + ", ".join(
+                f"MLP − {SHORT[k]} {with_interval(b[f'mlp_minus_{k}'], b.get(f'mlp_minus_{k}_ci'))}" for k in kinds
+            )
             for b in bins
             if b["count"]
         )
@@ -89,7 +109,16 @@ def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
             x1 = _x(v, lo, hi, left, right)
             top_j = y + j * bar
             d.rect(min(zero, x1), top_j + 2, abs(x1 - zero), bar - 4, fill=MODELS[k], stroke=INK, width=1, radius=2)
-            d.text(max(zero, x1) + 8, top_j + bar - 4, f"{v:+.2f}", size=MIN_TEXT, anchor="start")
+            ci = b.get(f"mlp_minus_{k}_ci")
+            label_x = max(zero, x1)
+            if ci:  # the bootstrap interval as a whisker through the bar's middle
+                lo_x, hi_x = (_x(c, lo, hi, left, right) for c in ci)
+                mid = top_j + bar / 2
+                d.polyline([(lo_x, mid), (hi_x, mid)], width=2, colour=INK, arrow=False)
+                for x in (lo_x, hi_x):
+                    d.polyline([(x, mid - 5), (x, mid + 5)], width=2, colour=INK, arrow=False)
+                label_x = max(label_x, hi_x)
+            d.text(label_x + 8, top_j + bar - 4, f"{v:+.2f}", size=MIN_TEXT, anchor="start")
         y += 2 * bar + gap
     d.polyline([(zero, top - 6), (zero, y - gap + 4)], width=2, colour=LINE, arrow=False)
     return d.render()
@@ -101,11 +130,33 @@ def attention_wins(sources: Sources) -> dict:
     if result is None:
         return reason
     wins = result["wins"]
-    splits = wins["splits"]
+    boot = result.get("bootstrap")
+    splits = {
+        name: add_intervals(bins, boot["wins"].get(name) if boot else None) for name, bins in wins["splits"].items()
+    }
+    overall = dict(wins["overall"])
+    if boot:
+        for k in ("attn1", "attn4"):
+            overall[f"{k}_less_surprised_share_ci"] = boot["share"][k]
     return {
         "available": True,
         "total": wins["total"],
-        "overall": wins["overall"],
+        "overall": overall,
+        "bootstrap": None if boot is None else {k: boot[k] for k in ("seed", "draws", "stories", "level")},
+        "level_percent": round(boot["level"] * 100) if boot else None,
+        "share_percent": {
+            k: {
+                "value": wins["overall"][f"{k}_less_surprised_share"] * 100,
+                "ci": [c * 100 for c in boot["share"][k]] if boot else None,
+            }
+            for k in ("attn1", "attn4")
+        },
+        "distance_rows": [
+            [b["label"], f"{b['count']:,}"]
+            + [with_interval(b[k], b.get(f"{k}_ci")) for k in ("mlp_minus_attn1", "mlp_minus_attn4")]
+            for b in splits["distance"]
+            if b["count"]
+        ],
         "splits": splits,
         "tables": {name: split_table(name, bins) for name, bins in splits.items()},
         "largest": {name: largest(bins) for name, bins in splits.items()},
