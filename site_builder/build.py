@@ -3,6 +3,7 @@ for the output folder only when every step succeeded."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from .jinja_env import environment, last_template_frame
 from .listing import stylesheet
 
 HERE = Path(__file__).resolve().parent
+OWNER = "python -m site_builder"  # the command named in the output's marker
 
 
 @dataclass
@@ -153,21 +155,25 @@ def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
 
 
 def build(inp: Inputs) -> Path:
-    """Build the site into ``inp.out``. Raises BuildError (naming the input) and
-    leaves ``inp.out`` untouched on any failure. One build at a time: a second
-    one waits for the lock on the output's parent folder. An output that holds
-    or lies inside the sources, or is neither empty nor a previous build, is
-    refused before anything is written (common.publish.check_out)."""
-    out = inp.out
+    """Build the site into ``inp.out`` (a link: into the folder it names).
+    Raises BuildError (naming the input) and leaves ``inp.out`` untouched on
+    any failure. One build at a time: a second one waits for the build lock.
+    An output that holds or lies inside the sources, an input or another
+    command's output, or is neither empty nor a previous site, is refused
+    before anything is written (common.publish.check_out). Returns the folder
+    written."""
     inputs = (inp.content, inp.tables, inp.export, inp.notebooks, inp.templates, inp.static, inp.web)
     try:
-        check_out(out, inp.root, (*inputs, inp.node_modules))
+        out = check_out(inp.out, inp.root, (*inputs, inp.node_modules), owner=OWNER, adopt=inp.root / "build" / "site")
     except OutputRefused as exc:
         raise BuildError(str(exc)) from exc
+    inp = dataclasses.replace(inp, out=out)
     try:
-        with build_lock(out.parent):
+        with build_lock():
             recover(out)  # first restore a site left half-swapped by a crash
             _build_locked(inp)
+    except OutputRefused as exc:  # a file put into the previous site meanwhile (swap_in checks again)
+        raise BuildError(str(exc)) from exc
     except OSError as exc:  # read-only or full disk, permissions: name the path, no traceback
         raise BuildError(f"{exc.filename or out}: {exc.strerror or exc}") from exc
     return out
@@ -192,7 +198,7 @@ def _build_locked(inp: Inputs) -> None:
             check_export(inp.export)
         except ExportMismatch as exc:
             raise BuildError(f"{_rel(inp.export, inp.root)}/{exc}") from exc
-    staging = fresh_staging(inp.out)
+    staging = fresh_staging(inp.out, OWNER)
     try:
         write_site(inp, staging, tables, decks, index, ref)
         swap_in(staging, inp.out)
