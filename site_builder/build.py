@@ -4,6 +4,7 @@ for the output folder only when every step succeeded."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,7 +180,26 @@ def build(inp: Inputs) -> Path:
     return out
 
 
+def refuse_links_out(inp: Inputs) -> None:
+    """A link among the copied sources (web/, the static files, content/, the
+    templates) that leads out of the project would publish its target (say
+    /etc/passwd): BuildError names it, before anything is written."""
+    root = inp.root.resolve()
+    for folder in (inp.web, inp.static, inp.content, inp.templates):
+        if not folder.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(folder):
+            for name in dirnames + filenames:
+                path = Path(dirpath, name)
+                if path.is_symlink() and not path.resolve().is_relative_to(root):
+                    raise BuildError(
+                        f"{_rel(path, inp.root)}: a link to {os.path.realpath(path)}, outside the project; "
+                        "the site would publish it (copy the file in, or remove the link)"
+                    )
+
+
 def _build_locked(inp: Inputs) -> None:
+    refuse_links_out(inp)
     if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
         raise BuildError(
             f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "

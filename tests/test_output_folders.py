@@ -260,3 +260,16 @@ def test_a_link_in_place_of_the_lock_is_refused_not_followed(tmp_path):
         with publish.build_lock(tmp_path):
             pass
     assert victim.read_text(encoding="utf-8") == "keep\n"
+
+
+# ------------------------------------------------------------------ links among the inputs (issue 38 item 9)
+
+
+def test_a_link_out_of_the_project_among_the_copied_inputs_is_refused(mini, capsys, tmp_path):
+    content, tables, out = mini
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0\n", encoding="utf-8")
+    (content / "decks" / "secret.txt").symlink_to(secret)
+    rc, log = run_build(capsys, content, tables, out, "--no-export")
+    assert rc == 1 and "secret.txt: a link to" in log and "outside the project" in log, log
+    assert not out.exists()
