@@ -137,6 +137,7 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
         log(f"export: {kind} onnxruntime vs PyTorch max |dlogit| {diff['max_abs_logits']:.2e}")
 
     metadata = build_metadata(entries, vocab, infos["mlp"], results)
+    metadata["vocab_sha256"] = infos["mlp"]["vocab_sha256"]  # the site refuses a vocab.json that is not this one
     write_json(staging / "metadata.json", metadata)
     (staging / "parity.json").write_text(json.dumps(parity, separators=(",", ":")) + "\n", encoding="utf-8")
     write_json(staging / "presets.json", presets)

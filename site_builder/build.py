@@ -13,7 +13,7 @@ import jinja2
 
 from common.config import CONFIG
 from common.export_check import ExportMismatch, check_export
-from common.files import read_json
+from common.files import read_json, sha256_file
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR
 
@@ -180,6 +180,22 @@ def build(inp: Inputs) -> Path:
     return out
 
 
+def check_vocab_hash(export: Path, metadata: dict, root: Path) -> None:
+    """The export's vocab.json is the vocabulary the checkpoints were trained
+    with (the SHA-256 they record, copied into metadata.json by the export):
+    two tokens swapped would pass every other check and make the lab read two
+    words as each other."""
+    recorded = metadata.get("vocab_sha256")
+    if recorded is None:
+        return  # an export of before this field: the runner's output check reruns a changed one
+    actual = sha256_file(export / "vocab.json")
+    if actual != recorded:
+        raise BuildError(
+            f"{_rel(export / 'vocab.json', root)}: not the vocabulary the models were trained with "
+            f"(SHA-256 {actual[:12]}..., the checkpoints record {recorded[:12]}...); run `python -m export` again"
+        )
+
+
 def refuse_links_out(inp: Inputs) -> None:
     """A link among the copied sources (web/, the static files, content/, the
     templates) that leads out of the project would publish its target (say
@@ -215,9 +231,10 @@ def _build_locked(inp: Inputs) -> None:
         )
     if inp.export is not None:
         try:
-            check_export(inp.export)
+            metadata = check_export(inp.export)
         except ExportMismatch as exc:
             raise BuildError(f"{_rel(inp.export, inp.root)}/{exc}") from exc
+        check_vocab_hash(inp.export, metadata, inp.root)
     staging = fresh_staging(inp.out, OWNER)
     try:
         write_site(inp, staging, tables, decks, index, ref)

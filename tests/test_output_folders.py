@@ -9,6 +9,7 @@ never a file beside the output."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -273,3 +274,26 @@ def test_a_link_out_of_the_project_among_the_copied_inputs_is_refused(mini, caps
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 1 and "secret.txt: a link to" in log and "outside the project" in log, log
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ the export's own outputs checked (issue 38 item 5)
+
+
+def test_a_vocab_json_with_two_tokens_swapped_is_refused_by_the_site(tmp_path):
+    from common.files import sha256_file
+    from common.layout import MODELS
+    from site_builder.build import check_vocab_hash
+
+    export = tmp_path / "export"
+    export.mkdir()
+    shutil.copyfile(MODELS.vocab, export / "vocab.json")
+    recorded = json.loads(MODELS.info("mlp").read_text(encoding="utf-8"))["vocab_sha256"]
+    assert sha256_file(export / "vocab.json") == recorded
+    metadata = {"vocab_sha256": recorded}
+    check_vocab_hash(export, metadata, ROOT)  # the vocabulary trained with: taken
+    vocab = json.loads((export / "vocab.json").read_text(encoding="utf-8"))
+    itos = vocab["itos"] if isinstance(vocab, dict) else vocab
+    itos[10], itos[11] = itos[11], itos[10]
+    (export / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    with pytest.raises(BuildError, match="vocab.json: not the vocabulary the models were trained with"):
+        check_vocab_hash(export, metadata, ROOT)
