@@ -38,7 +38,7 @@ import torch.nn.functional as F
 from common.config import CONFIG
 from common.files import sha256_file, write_json
 from common.layout import MODELS, ModelsFolder
-from common.publish import build_lock
+from common.publish import OutputRefused, build_lock, check_out, claim, record_written
 from common.settings import BUILD_DIR, MODELS_DIR
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import DATA_FILE, DataError, prepare
@@ -50,7 +50,7 @@ from .ablation import head_mask
 EXPERIMENTS_DIR = BUILD_DIR / "experiments"  # export/tables/kit/sources.py reads experiments.json here
 RESULT = "experiments.json"
 LOSSES = "window_losses.npz"  # each variant's per-window test loss and each window's story, as resampled
-LEGACY_CACHE = "cache.json"  # the skip record of older builds; the runner's record replaced it
+OWNER = "python -m export.experiments"  # the command named in the output's marker
 BATCH = CONFIG.training.eval_batch  # the same batches as the test evaluation (models/train.py)
 
 
@@ -154,20 +154,23 @@ def compute(folder: ModelsFolder = MODELS, log=print) -> dict:
 
 
 def run(folder: ModelsFolder = MODELS, out: Path = EXPERIMENTS_DIR, log=print) -> str:
-    """Compute and write out/experiments.json (atomically). Returns 'computed'."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with build_lock(out.parent):
+    """Compute and write out/experiments.json (atomically). Returns 'computed'.
+    ``out`` follows common.publish's rule for every output folder (checked
+    before anything is computed: OutputRefused names it)."""
+    out = check_out(out, inputs=(folder.root,), owner=OWNER, adopt=EXPERIMENTS_DIR, whole=False)
+    with build_lock():
         result = compute(folder, log)  # CheckpointError names a missing or corrupt checkpoint
         result["inputs"] = input_files(folder)  # the tables refuse a result made from other checkpoints
-        out.mkdir(parents=True, exist_ok=True)
+        out = claim(out, OWNER, inputs=(folder.root,), adopt=EXPERIMENTS_DIR)
         losses = result.pop("_losses", None)
+        written = [RESULT]
         if losses is not None:
             tmp = out / (LOSSES + ".tmp.npz")
             np.savez_compressed(tmp, **{name.replace("-", "_"): v for name, v in losses.items()})
             tmp.replace(out / LOSSES)
+            written.append(LOSSES)
         write_json(out / RESULT, result)  # atomic
-        (out / LEGACY_CACHE).unlink(missing_ok=True)
+        record_written(out, OWNER, written)
     log(f"experiments: wrote {out / RESULT} in {result['seconds']:.0f} s")
     return "computed"
 
@@ -179,7 +182,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     try:
         run(ModelsFolder(a.models), a.out)
-    except (CheckpointError, DataError) as exc:
+    except (CheckpointError, DataError, OutputRefused) as exc:
         print(f"experiments: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a read-only or full disk: name the path, no traceback

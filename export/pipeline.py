@@ -38,6 +38,7 @@ OUTPUTS = ("metadata.json", "parity.json", "vocab.json", "presets.json", "traini
 )
 OUTPUTS += tuple(heads_file(k) for k in KINDS if k != "mlp")
 PARITY_TOLERANCE = 1e-4
+OWNER = "python -m export"  # the command named in the output's marker
 
 
 class ExportError(RuntimeError):
@@ -136,6 +137,7 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
         log(f"export: {kind} onnxruntime vs PyTorch max |dlogit| {diff['max_abs_logits']:.2e}")
 
     metadata = build_metadata(entries, vocab, infos["mlp"], results)
+    metadata["vocab_sha256"] = infos["mlp"]["vocab_sha256"]  # the site refuses a vocab.json that is not this one
     write_json(staging / "metadata.json", metadata)
     (staging / "parity.json").write_text(json.dumps(parity, separators=(",", ":")) + "\n", encoding="utf-8")
     write_json(staging / "presets.json", presets)
@@ -146,14 +148,14 @@ def build(folder: ModelsFolder, staging: Path, log=print) -> None:
 
 
 def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, log=print) -> str:
-    """Export into ``out`` (replaced whole, only on success). Returns 'exported'."""
-    out = Path(out)
+    """Export into ``out`` (replaced whole, only on success; a link: the folder
+    it names). Returns 'exported'."""
     try:
-        check_out(out, inputs=(models.root,))
+        out = check_out(out, inputs=(models.root,), owner=OWNER, adopt=EXPORT_DIR)
     except OutputRefused as exc:
         raise ExportError(str(exc)) from exc
-    with build_lock(out.parent):
-        staging = fresh_staging(out)  # also restores an output left half-swapped by a crash
+    with build_lock():
+        staging = fresh_staging(out, OWNER)  # also restores an output left half-swapped by a crash
         try:
             require_inputs(models)
             build(models, staging, log)
@@ -161,7 +163,10 @@ def run(models: ModelsFolder = MODELS, out: Path = EXPORT_DIR, log=print) -> str
                 check_export(staging)  # the files agree with each other before they are published
             except ExportMismatch as exc:
                 raise ExportError(f"the export failed its cross-check: {exc}") from exc
-            swap_in(staging, out)
+            try:
+                swap_in(staging, out)
+            except OutputRefused as exc:  # a file put into the previous export meanwhile
+                raise ExportError(str(exc)) from exc
         finally:
             if staging.exists():
                 shutil.rmtree(staging)

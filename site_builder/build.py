@@ -3,6 +3,8 @@ for the output folder only when every step succeeded."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -12,7 +14,7 @@ import jinja2
 
 from common.config import CONFIG
 from common.export_check import ExportMismatch, check_export
-from common.files import read_json
+from common.files import read_json, sha256_file
 from common.publish import OutputRefused, build_lock, check_out, fresh_staging, recover, swap_in
 from common.settings import EXPORT_DIR, ROOT, SITE_DIR, TABLES_DIR
 
@@ -25,6 +27,7 @@ from .listing import stylesheet
 
 HERE = Path(__file__).resolve().parent
 SLIDE_SECTION = re.compile(r"<section data-slide=")
+OWNER = "python -m site_builder"  # the command named in the output's marker
 
 
 @dataclass
@@ -158,27 +161,66 @@ def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:
 
 
 def build(inp: Inputs) -> Path:
-    """Build the site into ``inp.out``. Raises BuildError (naming the input) and
-    leaves ``inp.out`` untouched on any failure. One build at a time: a second
-    one waits for the lock on the output's parent folder. An output that holds
-    or lies inside the sources, or is neither empty nor a previous build, is
-    refused before anything is written (common.publish.check_out)."""
-    out = inp.out
+    """Build the site into ``inp.out`` (a link: into the folder it names).
+    Raises BuildError (naming the input) and leaves ``inp.out`` untouched on
+    any failure. One build at a time: a second one waits for the build lock.
+    An output that holds or lies inside the sources, an input or another
+    command's output, or is neither empty nor a previous site, is refused
+    before anything is written (common.publish.check_out). Returns the folder
+    written."""
     inputs = (inp.content, inp.tables, inp.export, inp.notebooks, inp.templates, inp.static, inp.web)
     try:
-        check_out(out, inp.root, (*inputs, inp.node_modules))
+        out = check_out(inp.out, inp.root, (*inputs, inp.node_modules), owner=OWNER, adopt=inp.root / "build" / "site")
     except OutputRefused as exc:
         raise BuildError(str(exc)) from exc
+    inp = dataclasses.replace(inp, out=out)
     try:
-        with build_lock(out.parent):
+        with build_lock():
             recover(out)  # first restore a site left half-swapped by a crash
             _build_locked(inp)
+    except OutputRefused as exc:  # a file put into the previous site meanwhile (swap_in checks again)
+        raise BuildError(str(exc)) from exc
     except OSError as exc:  # read-only or full disk, permissions: name the path, no traceback
         raise BuildError(f"{exc.filename or out}: {exc.strerror or exc}") from exc
     return out
 
 
+def check_vocab_hash(export: Path, metadata: dict, root: Path) -> None:
+    """The export's vocab.json is the vocabulary the checkpoints were trained
+    with (the SHA-256 they record, copied into metadata.json by the export):
+    two tokens swapped would pass every other check and make the lab read two
+    words as each other."""
+    recorded = metadata.get("vocab_sha256")
+    if recorded is None:
+        return  # an export of before this field: the runner's output check reruns a changed one
+    actual = sha256_file(export / "vocab.json")
+    if actual != recorded:
+        raise BuildError(
+            f"{_rel(export / 'vocab.json', root)}: not the vocabulary the models were trained with "
+            f"(SHA-256 {actual[:12]}..., the checkpoints record {recorded[:12]}...); run `python -m export` again"
+        )
+
+
+def refuse_links_out(inp: Inputs) -> None:
+    """A link among the copied sources (web/, the static files, content/, the
+    templates) that leads out of the project would publish its target (say
+    /etc/passwd): BuildError names it, before anything is written."""
+    root = inp.root.resolve()
+    for folder in (inp.web, inp.static, inp.content, inp.templates):
+        if not folder.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(folder):
+            for name in dirnames + filenames:
+                path = Path(dirpath, name)
+                if path.is_symlink() and not path.resolve().is_relative_to(root):
+                    raise BuildError(
+                        f"{_rel(path, inp.root)}: a link to {os.path.realpath(path)}, outside the project; "
+                        "the site would publish it (copy the file in, or remove the link)"
+                    )
+
+
 def _build_locked(inp: Inputs) -> None:
+    refuse_links_out(inp)
     if inp.notebooks is not None and not any(inp.notebooks.glob("*.ipynb")):
         raise BuildError(
             f"{_rel(inp.notebooks, inp.root)}: no executed notebooks (run "
@@ -194,10 +236,11 @@ def _build_locked(inp: Inputs) -> None:
         )
     if inp.export is not None:
         try:
-            check_export(inp.export)
+            metadata = check_export(inp.export)
         except ExportMismatch as exc:
             raise BuildError(f"{_rel(inp.export, inp.root)}/{exc}") from exc
-    staging = fresh_staging(inp.out)
+        check_vocab_hash(inp.export, metadata, inp.root)
+    staging = fresh_staging(inp.out, OWNER)
     try:
         write_site(inp, staging, tables, decks, index, ref)
         swap_in(staging, inp.out)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from common import runner
 from common.layout import ModelsFolder
+from common.publish import OutputRefused, build_lock, check_out, claim, record_written
 from common.settings import BUILD_DIR, EXPORT_DIR, MODELS_DIR, ROOT, TABLES_DIR
 
 from .notebook_check import TABLES_ENV
@@ -40,6 +41,7 @@ TABLES = TABLES_DIR
 OUT = BUILD_DIR / "notebooks"
 CELL_TIMEOUT_S = 600
 KERNEL = "python3"
+OWNER = "python -m site_builder.notebooks"  # the command named in the output's marker
 # what the notebooks import or read besides their own source and the tables
 CODE = (
     "site_builder/notebooks.py",
@@ -181,7 +183,14 @@ def run_all(
     only: list[str] | None = None,
     log=print,
 ) -> dict[str, float | None]:
-    """Execute every stale notebook; returns name -> seconds (None when cached)."""
+    """Execute every stale notebook; returns name -> seconds (None when cached).
+    ``out`` follows common.publish's rule for every output folder (refused,
+    with NotebookError naming it, before anything runs)."""
+    rules = dict(inputs=(folder, tables, EXPORT_DIR, MODELS_DIR), option="--out", adopt=OUT)
+    try:
+        out = check_out(out, owner=OWNER, whole=False, **rules)
+    except OutputRefused as exc:
+        raise NotebookError(str(exc)) from exc
     if not tables.is_dir() or not any(tables.glob("*.json")):
         raise NotebookError(f"{tables}: no tables (run `python -m export.tables` first)")
     chosen = sources(folder)
@@ -204,7 +213,10 @@ def run_all(
         left = errors(nb)
         if left:
             raise NotebookError(f"{source.name}: error outputs: {'; '.join(left)}")
-        write(nb, out / f"{source.stem}.ipynb")
+        with build_lock():
+            out = claim(out, OWNER, **rules)
+            write(nb, out / f"{source.stem}.ipynb")
+            record_written(out, OWNER, [f"{source.stem}.ipynb", stamp_path(out, source.stem).name])
         read = checked_tables(nb)
         stamp = {
             "fingerprint": fingerprint(source, tables, read=read),

@@ -91,10 +91,27 @@ def port_number(text: str) -> int:
     return port
 
 
+INTERVAL_S = (0.05, 3600.0)  # the watcher's poll interval: below it the polling spins the CPU
+
+
+def interval_seconds(text: str) -> float:
+    """--interval: a finite number of seconds within INTERVAL_S."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    low, high = INTERVAL_S
+    if not low <= seconds <= high:  # False for NaN too
+        raise argparse.ArgumentTypeError(f"{text!r} is not an interval in seconds ({low:g} to {high:g})")
+    return seconds
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m site_builder.serve", description=__doc__)
     p.add_argument("--port", type=port_number, default=8000, help="0 to 65535 (0: any free port)")
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between checks for changes")
+    p.add_argument(
+        "--interval", type=interval_seconds, default=1.0, help="seconds between checks for changes (0.05 to 3600)"
+    )
     args, rest = p.parse_known_args(argv)
     inp = parse_args(rest)
     runner = runner_for(inp, rest)

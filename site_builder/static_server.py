@@ -6,7 +6,9 @@ What a browser needs from it, beyond http.server's defaults:
   without the build's version are revalidated (no-cache); a URL stamped with
   the current build (?v=<build>, site_builder.versioning) never changes, so it
   is cached for a year (immutable); one stamped with another build is not
-  stored at all (no-store): its file is no longer that build's.
+  stored at all, and it is answered 410 Gone (stale_build): its file is no
+  longer that build's, and a page must not run another build's file.
+- Links: a path whose links lead out of the site folder is answered 404.
 - Range requests (one byte range: 206, or 416 when out of the file).
 - A listen backlog for a page's burst of requests, an idle timeout so idle
   keep-alive sockets do not hold threads, no traceback when a client goes
@@ -47,6 +49,7 @@ BACKLOG = 256  # pending connections the socket accepts before the server takes 
 IMMUTABLE = "public, max-age=31536000, immutable"
 GZIPPED = (".wasm", ".mjs", ".js", ".json", ".html", ".css", ".svg", ".txt", ".ipynb")  # sent gzipped when accepted
 GZIP_MIN_BYTES = 1024  # smaller files go as they are
+OUTSIDE = ".no such file: a link out of the site"  # what a link out of the site is served as (404)
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)$")
 
 
@@ -100,6 +103,22 @@ def accepts_gzip(header: str | None) -> bool:
     return False
 
 
+def _within(path: str, folder: Path) -> bool:
+    """Does ``path``, its links resolved, lie in ``folder`` (its links resolved)?"""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def stale_build(url_path: str, query: str, build: str | None) -> str | None:
+    """The build a ``?v=`` URL names when it is not the current one (None otherwise):
+    its file is no longer that build's, so it is answered 410 Gone, never with the
+    current build's bytes (a page mixing two builds)."""
+    versions = parse_qs(query).get("v")
+    if versions and build is not None and versions[-1] != build and cache_control(url_path, query, build) == "no-store":
+        return versions[-1]
+    return None
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -116,14 +135,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def translate_path(self, path: str) -> str:
         """The file under the site; mid-swap (the site renamed away, the new one
-        not yet in place) the same file in the previous site."""
+        not yet in place) the same file in the previous site. A path whose
+        links lead out of the site folder is answered as missing (None)."""
         here = super().translate_path(path)
         site = Path(self.directory)
         previous = old_dir(site) / os.path.relpath(here, site)
         for _ in range(5):  # a few tries: the swap may be between its steps
-            for candidate in (here, previous):
+            for candidate, folder in ((here, site), (previous, old_dir(site))):
                 if os.path.exists(candidate):
-                    return str(candidate)
+                    return str(candidate) if _within(candidate, folder) else str(site / OUTSIDE)
             time.sleep(0.002)
         return here
 
@@ -148,12 +168,21 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if "\x00" in unquote(urlsplit(self.path).path):
             self.send_error(400, "Bad request: the path holds a NUL byte")
             return None
+        parts = urlsplit(self.path)
+        old = stale_build(parts.path, parts.query, build_of(self.directory))
+        if old is not None:
+            self.send_error(410, f"Gone: this file of build {old} was replaced by build {build_of(self.directory)}")
+            return None
         wanted = self.headers.get("Range")
         path = self.translate_path(self.path)
         # never http.server's If-Modified-Since check: 1-second times call a page rebuilt in that second unchanged
         del self.headers["If-Modified-Since"]
         index = os.path.join(path, "index.html")
         served = path if os.path.isfile(path) else index if self.path.split("?")[0].endswith("/") else None
+        site = Path(self.directory)
+        if served is not None and not (_within(served, site) or _within(served, old_dir(site))):
+            self.send_error(404, "File not found")
+            return None
         if served is None or not os.path.isfile(served):
             return super().send_head()
         st = os.stat(served)

@@ -74,7 +74,7 @@ def test_concurrent_builds_leave_a_complete_site(mini, capsys):
         logs = [p.communicate(timeout=300) for p in (first, second)]
         assert [first.returncode, second.returncode] == [0, 0], logs
         assert snapshot(out) == reference
-        assert sorted(p.name for p in out.parent.iterdir()) == [".lock", "site"]
+        assert sorted(p.name for p in out.parent.iterdir()) == ["site"]  # no lock, no staging beside it
 
 
 def test_a_second_build_that_may_not_wait_is_refused_clearly(tmp_path):
@@ -105,7 +105,7 @@ def test_a_crash_between_the_renames_is_undone_by_the_next_build_even_a_failing_
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 1 and "broken.md" in log
     assert snapshot(out) == before
-    assert sorted(p.name for p in out.parent.iterdir()) == [".lock", "site"]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["site"]  # no lock, no staging beside it
 
 
 def test_a_failing_second_rename_puts_the_previous_output_back(tmp_path, monkeypatch):

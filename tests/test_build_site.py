@@ -207,26 +207,27 @@ def test_export_tables_cli_is_deterministic_and_leaves_others(tmp_path, capsys):
     from export.tables.__main__ import main
 
     out = tmp_path / "tables"
-    out.mkdir()
-    (out / "someone_else.json").write_text("{}")
+    assert main(["--only", "maps_mlp", "--out", str(out)]) == 0
     assert main(["--only", "maps_mlp", "corpus_audit", "--out", str(out)]) == 0
     first = snapshot(out)
     assert main(["--only", "maps_mlp", "corpus_audit", "--out", str(out)]) == 0
     assert snapshot(out) == first
-    assert "someone_else.json" in first  # --only never removes other tables
-    assert sorted(first) == ["corpus_audit.json", "maps_mlp.json", "someone_else.json"]  # not what they needed
+    assert main(["--only", "corpus_audit", "--out", str(out)]) == 0
+    assert snapshot(out) == first  # --only never removes other tables
+    assert sorted(first) == [MARKER, "corpus_audit.json", "maps_mlp.json"]  # not what they needed
     text = (out / "maps_mlp.json").read_text(encoding="utf-8")
     assert json.loads(text)["example1"]["target_probability"] == 0.1444295048713684
     assert text == json.dumps(json.loads(text), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-    assert not list(out.glob("*.tmp")) and not list(out.glob(".*"))
+    assert not list(out.glob("*.tmp")) and [p.name for p in out.glob(".*")] == [MARKER]
 
 
-def test_write_tables_removes_stale_files(tmp_path):
+def test_write_tables_removes_only_stale_tables_it_wrote(tmp_path):
     from export.tables.__main__ import write_tables
 
-    (tmp_path / "gone.json").write_text("{}")
+    write_tables({"gone": "{}\n", "kept": "{}\n"}, tmp_path)
+    (tmp_path / "notes.json").write_text("{}")  # a file someone put there later: never the command's
     write_tables({"kept": "{}\n"}, tmp_path)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([MARKER, "kept.json", "notes.json"])
 
 
 def test_tables_reject_nan_duplicate_names_and_unknown_ones(monkeypatch):

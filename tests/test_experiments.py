@@ -167,17 +167,14 @@ def test_a_warm_run_skips_and_a_changed_checkpoint_recomputes(tmp_path, monkeypa
     info.write_text(info.read_text() + " ", encoding="utf-8")  # same content, other bytes: another SHA-256
     assert copy.check(job)[1] == "input changed: models/checkpoints/attn4.json"
 
-    # run by hand it computes, records what it read and drops the skip file of older builds
+    # run by hand it computes and records what it read (into a new folder it then owns)
     out = tmp_path / "experiments"
-    out.mkdir()
-    (out / experiments.LEGACY_CACHE).write_text("{}")
     monkeypatch.setattr(experiments, "compute", lambda folder, log: {"seconds": 0.0, "marker": 1})
     folder = ModelsFolder(root / "models")
     assert experiments.run(folder, out, log=lambda *_: None) == "computed"
     result = json.loads((out / experiments.RESULT).read_text())
     assert result["marker"] == 1 and result["inputs"] == experiments.input_files(folder)
     assert result["inputs"][info.name] == sha256_file(info)
-    assert not (out / experiments.LEGACY_CACHE).exists()
 
 
 # ---------------------------------------------------------------- the tables

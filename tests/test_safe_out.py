@@ -81,7 +81,7 @@ def test_a_folder_holding_an_unrelated_file_is_refused_and_kept(tmp_path, mini, 
     out.mkdir()
     (out / "notes.txt").write_text("keep me\n", encoding="utf-8")
     rc, log = run_build(capsys, content, tables, out, "--no-export")
-    assert rc == 1 and "not empty and not a previous build" in log and MARKER in log, log
+    assert rc == 1 and "not empty and not a previous output" in log and MARKER in log, log
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "mine", "tables"]  # nothing beside it
@@ -101,10 +101,13 @@ def test_an_empty_folder_and_a_previous_build_are_replaced(tmp_path, mini, capsy
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 0, log
     assert (out / MARKER).is_file() and (out / "index.html").is_file()
-    (out / "stale.txt").write_text("left by hand in a previous build\n", encoding="utf-8")
     rc, log = run_build(capsys, content, tables, out, "--no-export")  # a previous build: replaced whole
     assert rc == 0, log
-    assert not (out / "stale.txt").exists()
+    (out / "notes.txt").write_text("put there by hand after the build\n", encoding="utf-8")
+    before = snapshot(out)
+    rc, log = run_build(capsys, content, tables, out, "--no-export")  # never deleted: refused, named
+    assert rc == 1 and "holds files no build wrote (notes.txt)" in log, log
+    assert snapshot(out) == before
 
 
 def test_a_foreign_folder_where_the_staging_folder_goes_is_refused(tmp_path, mini, capsys):
@@ -122,7 +125,7 @@ def test_the_export_refuses_the_same_targets(tmp_path, nothing_deleted):
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.txt").write_text("keep me\n", encoding="utf-8")
-    with pytest.raises(ExportError, match="not empty and not a previous build"):
+    with pytest.raises(ExportError, match="not empty and not a previous output"):
         pipeline.run(out=out, log=lambda *a: None)
     with pytest.raises(ExportError, match="holds the project's sources"):
         pipeline.run(out=ROOT, log=lambda *a: None)
@@ -132,6 +135,8 @@ def test_the_export_refuses_the_same_targets(tmp_path, nothing_deleted):
 def test_check_out_rules():
     with pytest.raises(OutputRefused):
         check_out(ROOT / "models")
-    check_out(ROOT / "build" / "somewhere-new")  # under build/: the project's own outputs
+    check_out(ROOT / "build" / "somewhere-new")  # a new folder under build/: the project's own outputs
+    with pytest.raises(OutputRefused, match="the project's build folder"):
+        check_out(ROOT / "build")
     with pytest.raises(OutputRefused, match="holds the project's sources"):
         check_out(ROOT / "build" / "x", inputs=(), root=ROOT / "build" / "x" / "y")

@@ -54,13 +54,37 @@ def request(host: str, path: str, headers=None) -> tuple[int, dict, bytes]:
         ("/sw.js?v=" + BUILD, "no-cache"),  # the service worker too
         ("/lab/lab.js", "no-cache"),  # not versioned: revalidated
         ("/lab/lab.js?v=" + BUILD, IMMUTABLE),  # this build's file never changes
-        ("/lab/lab.js?v=fedcba9876543210", "no-store"),  # another build's URL now serves this build's file
     ],
 )
 def test_cache_control_suits_each_kind(served, path, expected):
     _, host = served
     status, headers, _ = request(host, path)
     assert status == 200 and headers.get("cache-control") == expected, headers
+
+
+def test_another_builds_url_is_gone_not_this_builds_bytes(served):
+    """Issue 38 item 1: a page of build A asking for lab.js?v=A after B was swapped in
+    gets 410 Gone (the page reloads), never B's lab.js inside A's HTML."""
+    _, host = served
+    status, headers, body = request(host, "/lab/lab.js?v=fedcba9876543210")
+    assert status == 410 and b"fedcba9876543210" in body and headers.get("cache-control") != IMMUTABLE
+    assert request(host, "/lab/lab.js?v=" + BUILD)[0] == 200
+
+
+def test_a_link_out_of_the_site_is_not_followed(served, tmp_path):
+    _, host = served
+    site = tmp_path / "site"
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the web\n", encoding="utf-8")
+    (site / "lab" / "secret.txt").symlink_to(secret)
+    (site / "outside").symlink_to(tmp_path, target_is_directory=True)
+    try:
+        for path in ("/lab/secret.txt", "/outside/secret.txt"):
+            status, _, body = request(host, path)
+            assert status == 404 and b"not for the web" not in body, path
+    finally:
+        (site / "lab" / "secret.txt").unlink()
+        (site / "outside").unlink()
 
 
 def test_an_error_is_never_cached_as_immutable(served):
