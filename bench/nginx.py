@@ -12,11 +12,13 @@ text/html only); ``compress=True`` adds the gzip_types the README recommends
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 NGINX = Path("/usr/sbin/nginx")
@@ -43,7 +45,8 @@ http {{
     include {MIME_TYPES};
     default_type application/octet-stream;
     sendfile on;
-    access_log {folder}/access.log;
+    log_format timed '$msec $request_time $status $bytes_sent "$request_uri" "$sent_http_content_type"';
+    access_log {folder}/access.log timed;
     client_body_temp_path {temp["body"]};
     proxy_temp_path {temp["proxy"]};
     fastcgi_temp_path {temp["fastcgi"]};
@@ -61,9 +64,41 @@ http {{
 """
 
 
+@dataclass
+class Host:
+    """A running nginx: its base URL (ending in /course/) and its access log."""
+
+    url: str
+    log: Path
+
+    def requests(self) -> list[dict]:
+        """Every request answered so far: when it started and ended (s since the epoch),
+        status, bytes sent (headers and body, as they went over the wire), path and content type."""
+        out = []
+        if self.log.exists():
+            for line in self.log.read_text(encoding="utf-8").splitlines():
+                m = LOG_LINE.match(line)
+                if m:
+                    end = float(m[1])
+                    out.append(
+                        {
+                            "start": end - float(m[2]),
+                            "end": end,
+                            "status": int(m[3]),
+                            "bytes": int(m[4]),
+                            "path": m[5],
+                            "type": m[6],
+                        }
+                    )
+        return out
+
+
+LOG_LINE = re.compile(r'^([\d.]+) ([\d.]+) (\d+) (\d+) "([^"]*)" "([^"]*)"$')
+
+
 @contextlib.contextmanager
 def serve(site: Path, compress: bool = False, extra: str = ""):
-    """Yield the site's base URL (ending in /course/) while nginx serves it;
+    """Yield a Host (its .url ends in /course/) while nginx serves the site;
     ``extra``: more directives for the server block (a test's misconfigured location)."""
     if not NGINX.exists() or not MIME_TYPES.exists():
         raise RuntimeError(f"nginx not found ({NGINX}, {MIME_TYPES}): install Debian's nginx-light")
@@ -88,7 +123,7 @@ def serve(site: Path, compress: bool = False, extra: str = ""):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"nginx did not listen on {port} within 20 s")
             time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}{SUB_PATH}"
+        yield Host(f"http://127.0.0.1:{port}{SUB_PATH}", folder / "access.log")
     finally:
         proc.terminate()
         try:

@@ -20,7 +20,8 @@ JAVASCRIPT = re.compile(r"^(text|application)/javascript\b")
 
 def test_the_lab_and_a_deck_work_behind_stock_nginx_under_a_sub_path(browser, site_dir):
     assert not list(site_dir.rglob("*.mjs")), "a .mjs file in the site: stock nginx sends it untyped"
-    with serve(site_dir) as url:
+    with serve(site_dir) as host:
+        url = host.url
         origin = "{0.scheme}://{0.netloc}".format(urlparse(url))
         context = browser.new_context()
         page = context.new_page()
@@ -49,6 +50,7 @@ def test_the_lab_and_a_deck_work_behind_stock_nginx_under_a_sub_path(browser, si
                 assert code in (200, 304), (u, code)
                 if code == 200:
                     assert JAVASCRIPT.match(headers.get("content-type", "")), (u, headers.get("content-type"))
+            assert not [r for r in host.requests() if r["path"].split("?")[0].endswith(".mjs")]
         finally:
             context.close()
 
@@ -62,7 +64,8 @@ UNTYPED_RUNTIME = """location /course/vendor/onnxruntime-web/ {
 
 
 def test_a_runtime_module_sent_untyped_is_named_with_what_the_host_sent(browser, site_dir):
-    with serve(site_dir, extra=UNTYPED_RUNTIME % site_dir.resolve()) as url:
+    with serve(site_dir, extra=UNTYPED_RUNTIME % site_dir.resolve()) as host:
+        url = host.url
         context = browser.new_context()
         page = context.new_page()
         try:
