@@ -22,6 +22,31 @@ export const controlledAtStart = (() => {
   return Boolean(controller) && (buildOf(controller.scriptURL) || null) === BUILD;
 })();
 
+// The site was rebuilt under this tab: the service worker found a file this
+// page asked for (of this page's build) answered as another build's, and
+// answered 410 instead (sw.js). The page reloads as the new build, once per
+// build (a loop is impossible: a second stale answer for the same new build
+// only says so on the page).
+export function onStaleBuild(data, { reload = () => location.reload(), storage = globalThis.sessionStorage } = {}) {
+  if (!data || data.type !== 'stale-build' || (BUILD && data.build !== BUILD)) return false;
+  const key = `attention-course-reloaded-for-${data.current}`;
+  let again = false;
+  try { again = storage?.getItem(key) === 'yes'; storage?.setItem(key, 'yes'); } catch { /* no storage */ }
+  const line = document.createElement('p');
+  line.className = 'stale-build';
+  line.setAttribute('role', 'status');
+  line.textContent = again
+    ? `The course was updated while this page was open and ${data.path} of this version is gone: reload the page.`
+    : 'The course was updated while this page was open: reloading it as the new version…';
+  document.body?.prepend(line);
+  if (!again) reload();
+  return !again;
+}
+
+if (typeof navigator !== 'undefined' && navigator.serviceWorker) {
+  navigator.serviceWorker.addEventListener('message', (event) => onStaleBuild(event.data));
+}
+
 export async function registerOffline() {
   if (!('serviceWorker' in navigator) || !self.caches) {
     return { ok: false, reason: 'this browser offers no service worker here (it needs https or localhost)' };
