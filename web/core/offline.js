@@ -47,6 +47,48 @@ if (typeof navigator !== 'undefined' && navigator.serviceWorker) {
   navigator.serviceWorker.addEventListener('message', (event) => onStaleBuild(event.data));
 }
 
+// A script of the site that does not parse is a damaged copy (a cut-off or
+// corrupt cache entry, or a proxy's): never a silent half page (37.4). Its
+// copy is dropped from the offline caches; online the page reloads once and
+// fetches it again, offline it says which file could not load.
+export async function onDamagedScript(fileUrl, message, { reload = () => location.reload(),
+  storage = globalThis.sessionStorage } = {}) {
+  const url = new URL(fileUrl, location.href);
+  if (url.origin !== location.origin || !/\.js$/.test(url.pathname)) return 'ignored';
+  const key = cacheKey(url);
+  if (self.caches) {
+    for (const name of (await caches.keys()).filter((n) => n.startsWith(PREFIX))) {
+      await (await caches.open(name)).delete(key);
+    }
+  }
+  const flag = `attention-course-refetched-${key}`;
+  let again = false;
+  try { again = storage?.getItem(flag) === 'yes'; storage?.setItem(flag, 'yes'); } catch { /* no storage */ }
+  let online = false;
+  if (!again) { // a fresh copy to be had? (the host may be unreachable while the browser calls itself online)
+    try { online = (await fetch(url, { cache: 'no-store' })).ok; } catch { online = false; }
+  }
+  if (online) {
+    reload();
+    return 'reloaded';
+  }
+  const line = document.createElement('p');
+  line.className = 'damaged-copy';
+  line.setAttribute('role', 'alert');
+  line.textContent = `Part of this page could not load: ${url.pathname.replace(SITE_ROOT.pathname, '')} ` +
+    `(${message}). ${again ? 'Reload the page to fetch it again.'
+      : 'Its offline copy was damaged and is dropped: go online and reload the page.'}`;
+  (document.querySelector('.reveal') ? document.body : document.querySelector('main') || document.body)?.prepend(line);
+  return 'named';
+}
+
+if (typeof window !== 'undefined' && typeof location !== 'undefined' && location.protocol !== 'file:') {
+  window.addEventListener('error', (event) => {
+    const parse = event.error instanceof SyntaxError || /SyntaxError|Unexpected (token|end)/.test(event.message || '');
+    if (parse && event.filename) onDamagedScript(event.filename, event.message).catch(() => {});
+  });
+}
+
 export async function registerOffline() {
   if (!('serviceWorker' in navigator) || !self.caches) {
     return { ok: false, reason: 'this browser offers no service worker here (it needs https or localhost)' };
