@@ -42,7 +42,7 @@ from export.decoding import context_window, start_history
 from site_builder.assemble import ORT_BUILDS
 from site_builder.serve import start_server
 
-from . import lab
+from . import lab, pages
 
 OUT = BENCH_FILE
 BACKENDS = tuple(ORT_BUILDS)  # the lab's runtimes: one onnxruntime-web build each
@@ -104,9 +104,20 @@ def main(argv=None) -> int:
         action="store_true",
         help="measure only the throttled first visit and replace that record in the existing --out file",
     )
+    ap.add_argument(
+        "--only-pages",
+        action="store_true",
+        help="measure only the decks' first paint and blocking (bench/pages.py) and replace that record in --out",
+    )
+    ap.add_argument("--page-runs", type=int, default=3, help="visits per deck (the median is recorded)")
     args = ap.parse_args(argv)
+    if not 1 <= args.page_runs <= 20:
+        print(f"bench: error: --page-runs {args.page_runs}: give 1 to 20 visits", file=sys.stderr)
+        return 2
     if args.only_throttled:
         return only_throttled(args)
+    if args.only_pages:
+        return only_pages(args)
 
     metadata_path = args.site / SITE_ONNX / "metadata.json"
     if not (args.site / "lab" / "index.html").is_file() or not metadata_path.is_file():
@@ -135,6 +146,10 @@ def main(argv=None) -> int:
             if args.mbit:
                 print(f"bench: browser, automatic choice over {args.mbit:g} Mbit/s", flush=True)
                 throttled = lab.throttled(browser, server, url, "auto", prompt, args.mbit, args.latency)
+            browser.close()
+            print("bench: decks, behind nginx + gzip, CPU slowed 4x", flush=True)
+            browser = launch(p, "wasm")
+            page_figures = pages.decks(browser, args.site, deck_slugs(args.site), args.page_runs)
             browser.close()
     finally:
         server.shutdown()
@@ -201,6 +216,7 @@ def main(argv=None) -> int:
         },
         "runtimes": runtimes,
         "throttled": throttled,
+        "pages": {"decks": page_figures},
         "models": models,
         "batch": 1,
         "context": metadata["context"],
@@ -264,6 +280,29 @@ def only_throttled(args) -> int:
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"bench: wrote the throttled record of {args.out}")
     print_throttled(throttled)
+    return 0
+
+
+def deck_slugs(site: Path) -> list[str]:
+    return sorted(p.stem for p in (site / "decks").glob("*.html"))
+
+
+def only_pages(args) -> int:
+    """Measure the decks alone (bench/pages.py) and replace that record of an existing bench.json."""
+    if not args.out.is_file():
+        print(f"bench: error: --only-pages needs an existing {args.out}", file=sys.stderr)
+        return 2
+    report = json.loads(args.out.read_text(encoding="utf-8"))
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch(p, "wasm")
+        print("bench: decks, behind nginx + gzip, CPU slowed 4x", flush=True)
+        figures = pages.decks(browser, args.site, deck_slugs(args.site), args.page_runs)
+        browser.close()
+    report["pages"] = {"measured_at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(), "decks": figures}
+    args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"bench: wrote the pages record of {args.out}")
     return 0
 
 

@@ -25,15 +25,29 @@ ORT_BUILDS = {
 }
 RUNTIME_MANIFEST = "runtimes.json"
 
+# A host types a file by its name, and many know no `.mjs` (Debian's stock
+# nginx sends application/octet-stream, which a browser refuses for a module):
+# the ES modules are vendored under a `.js` name, which every host's table
+# types as JavaScript, and the lab names the glue itself (env.wasm.wasmPaths,
+# web/lab/runtime.js). `.esm.js`, not `.js`: the package's own ort.wasm.min.js
+# is another file (its script-tag build).
+MODULE_SUFFIX = ".esm.js"
+
+
+def served_name(name: str) -> str:
+    """The name a vendored file has in the site: an ES module's `.mjs` becomes `.esm.js`."""
+    return name.removesuffix(".mjs") + MODULE_SUFFIX if name.endswith(".mjs") else name
+
+
 # npm package -> (folder inside the package, glob patterns copied to vendor/<name>/)
 VENDOR = {
     "onnxruntime-web": ("dist", sorted({f for files in ORT_BUILDS.values() for f in files})),
     "reveal.js": ("dist", ["**/*"]),
-    "katex": (
-        "dist",
-        ["katex.min.js", "katex.min.css", "katex.mjs", "contrib/*.min.js", "contrib/*.mjs", "fonts/*.woff2"],
-    ),
+    "katex": ("dist", ["katex.min.js", "katex.min.css", "contrib/*.min.js", "fonts/*.woff2"]),
 }
+# reveal.js's and KaTeX's ES module builds: no page imports them (the decks load
+# reveal's script build), and a host that does not know `.mjs` would serve them untyped.
+SKIPPED = (".mjs", ".mjs.map")
 
 
 class BuildError(RuntimeError):
@@ -49,8 +63,8 @@ def vendor(staging: Path, node_modules: Path = NODE_MODULES) -> None:
         dest = staging / "vendor" / package.removesuffix(".js")
         for pattern in patterns:
             for f in sorted(src.glob(pattern)):
-                if f.is_file():
-                    target = dest / f.relative_to(src)
+                if f.is_file() and (package == "onnxruntime-web" or not f.name.endswith(SKIPPED)):
+                    target = dest / f.relative_to(src).with_name(served_name(f.name))
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(f, target)
         license_file = node_modules / package / "LICENSE"
@@ -68,8 +82,8 @@ def write_runtime_manifest(staging: Path, node_modules: Path = NODE_MODULES) -> 
     for runtime, (module, glue, wasm) in ORT_BUILDS.items():
         data = (folder / wasm).read_bytes()
         builds[runtime] = {
-            "module": module,
-            "glue": glue,
+            "module": served_name(module),
+            "glue": served_name(glue),
             "wasm": wasm,
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),

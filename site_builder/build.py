@@ -105,7 +105,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
     shutil.copytree(inp.static, assets, dirs_exist_ok=True)
     (assets / "pygments.css").write_text(stylesheet(), encoding="utf-8")
     (assets / palette_css.NAME).write_text(palette_css.stylesheet(), encoding="utf-8")
-    fonts.write(assets, inp.node_modules)
+    body_font = fonts.write(assets, inp.node_modules)
     (staging / "tables").mkdir(exist_ok=True)
     for name in sorted(tables):
         shutil.copyfile(inp.tables / f"{name}.json", staging / "tables" / f"{name}.json")
@@ -115,6 +115,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
     )
 
     env = environment(inp.templates, web=inp.web)
+    env.globals["body_font"] = body_font  # base.html preloads it
     (staging / "decks").mkdir(exist_ok=True)
     lab = (inp.web / "lab" / "index.html").is_file()
     nav = navigation.links(decks, lab, ref.pages)

@@ -14,6 +14,11 @@
 // On the first visit (any page), the worker also keeps every deck, reading
 // view, notebook page and the index with their files (precacheSite below), so
 // a page never opened still opens offline.
+// A versioned file the network answers as another build's (an error, no-store,
+// or the host's version.json names another build: the site was rebuilt under
+// an open tab) is never passed on: the tab gets its own build's cached copy, or
+// a 410 and a message, on which it reloads as the new build (38.2). Offline, a
+// page comes from the newest build whose copy of it is whole (38.3).
 // Models and the runtime's .wasm are not handled here: the lab's inference
 // worker keeps them in its own cache and checks their SHA-256 on every read.
 
@@ -66,13 +71,49 @@ function isPage(request, url) {
 // were made): offline, a page opens as the latest build the learner saw, and a
 // versioned file is only ever in its own build's cache.
 async function lookup(key) {
-  const names = (await caches.keys()).filter((name) => name.startsWith(PREFIX)).reverse();
-  for (const name of names) {
-    const cache = await caches.open(name);
-    const hit = await cache.match(key);
+  for (const name of await shellCaches()) {
+    const hit = await (await caches.open(name)).match(key);
     if (hit) return hit;
   }
   return undefined;
+}
+
+async function shellCaches() {
+  return (await caches.keys()).filter((name) => name.startsWith(PREFIX)).reverse();
+}
+
+// The files a page names with its build (?v=): its scripts and styles, and its
+// widgets and their tables, which the widget loader composes.
+function pageReferences(text, pageUrl) {
+  const build = /[?&]v=([0-9a-f]{8,})["')]/.exec(text)?.[1];
+  const root = self.registration.scope;
+  const refs = [];
+  for (const [, ref] of text.matchAll(/(?:src|href)="([^"#]+[?&]v=[0-9a-f]+)"/g)) refs.push(new URL(ref, pageUrl));
+  if (build) {
+    for (const [, n] of text.matchAll(/data-widget="([\w-]+)"/g)) refs.push(new URL(`widgets/${n}.js?v=${build}`, root));
+    for (const [, n] of text.matchAll(/data-table="(\w+)"/g)) refs.push(new URL(`tables/${n}.json?v=${build}`, root));
+  }
+  return refs.map(cacheKey);
+}
+
+// A page from the caches, offline: the newest build whose copy of it is whole
+// (every file it names kept in that build's cache), not a newer build's copy
+// whose precache was cut off (its HTML kept, its widgets not); the newest copy
+// only when none is whole.
+async function lookupPage(keys) {
+  let first;
+  for (const name of await shellCaches()) {
+    const cache = await caches.open(name);
+    for (const key of keys) {
+      const hit = await cache.match(key);
+      if (!hit) continue;
+      first ??= hit;
+      const refs = pageReferences(await hit.clone().text(), key);
+      const kept = await Promise.all(refs.map((r) => cache.match(r)));
+      if (kept.every(Boolean)) return hit;
+    }
+  }
+  return first;
 }
 
 // A copy kept in the cache of its build: a versioned file's from its URL, a
@@ -85,6 +126,31 @@ async function keep(key, copy, v, page) {
   } catch { /* quota: this one will need the network */ }
 }
 
+// The build the host serves now (its version.json), asked at most every few
+// seconds: a versioned file fetched from the network is that build's, whatever
+// ?v= the request named (a static host ignores the query).
+let served = { at: -Infinity, build: null };
+async function servedBuild() {
+  if (performance.now() - served.at < 3000) return served.build;
+  try {
+    const r = await fetch(new URL('version.json', self.registration.scope), { cache: 'no-store' });
+    served = { at: performance.now(), build: r.ok ? (await r.json()).build || null : null };
+  } catch { served = { at: performance.now(), build: null }; }
+  return served.build;
+}
+
+// A tab asked for a file of its build (v) that the host no longer has: the
+// site was rebuilt under it. Its own build's bytes are not to be had, and the
+// new build's would mix two builds in one page: answer 410 and tell the tab,
+// which reloads as the new build (core/offline.js).
+async function gone(event, url, v, now) {
+  const client = event.clientId ? await self.clients.get(event.clientId) : null;
+  client?.postMessage({ type: 'stale-build', build: v, current: now, path: url.pathname });
+  const headers = { 'content-type': 'text/plain', 'cache-control': 'no-store' };
+  return new Response(`${url.pathname} of build ${v} is no longer served (the site is now build ${now}); reload`,
+    { status: 410, statusText: 'Gone: another build', headers });
+}
+
 async function answer(event, request, url) {
   const key = cacheKey(url);
   const v = url.searchParams.get('v');
@@ -93,21 +159,30 @@ async function answer(event, request, url) {
     if (hit) return hit;
   }
   const page = isPage(request, url);
+  let response;
   try {
     // a navigation keeps its redirect mode 'manual': a redirect (/lab -> /lab/) goes back to the browser
-    const response = await fetch(page ? new Request(request, { cache: 'no-cache' }) : request);
-    // kept unless the server says not to: site_builder's server marks a file asked for with another
-    // build's id no-store (the file it has is not that build's). waitUntil: the worker stays alive
-    // until the copy is stored, even if the page closes at once.
-    if (response.ok && response.type === 'basic' && !/no-store/.test(response.headers.get('cache-control') || '')) {
-      event.waitUntil(keep(key, response.clone(), v, page));
-    }
-    return response;
+    response = await fetch(page ? new Request(request, { cache: 'no-cache' }) : request);
   } catch (err) {
-    const cached = await lookup(key) || (url.pathname.endsWith('/') ? await lookup(`${key}index.html`) : undefined);
+    const cached = page ? await lookupPage([key, ...(url.pathname.endsWith('/') ? [`${key}index.html`] : [])])
+      : await lookup(key);
     if (cached) return cached;
     throw err;
   }
+  if (v && response.type === 'basic') {
+    // site_builder's server answers another build's ?v= with an error, or marks it no-store;
+    // any other host sends its current file: the build it serves tells
+    const stale = response.status === 404 || response.status === 410
+      || /no-store/.test(response.headers.get('cache-control') || '');
+    const now = stale || response.ok ? await servedBuild() : null;
+    if (now && now !== v) return await lookup(key) || gone(event, url, v, now); // its own build's copy, or none
+  }
+  // kept unless the server says not to. waitUntil: the worker stays alive
+  // until the copy is stored, even if the page closes at once.
+  if (response.ok && response.type === 'basic' && !/no-store/.test(response.headers.get('cache-control') || '')) {
+    event.waitUntil(keep(key, response.clone(), v, page));
+  }
+  return response;
 }
 
 // Precache: every page the index links to (decks, reading views, notebook

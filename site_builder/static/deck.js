@@ -52,6 +52,8 @@
     scrollActivationWidth: null,   // never reveal's scroll view: a phone gets the layout above
     touch: !phone(),
     transition: "none",
+    viewDistance: 1,               // only the slide shown and its neighbours are displayed (laid out)
+    mobileViewDistance: 1,
     pdfMaxPagesPerSlide: 1,
     pdfSeparateFragments: false,   // print one page per slide, with every step shown
     plugins: [RevealNotes],
@@ -66,8 +68,12 @@
 
   // A slide whose content does not fit the canvas is set one or two steps
   // tighter (site.css .dense, .denser): smaller body text and figures, never
-  // under the 18 px floor. Measured once every slide is laid out, and again
-  // when the widgets have drawn themselves.
+  // under the 18 px floor. Measuring forces a layout of the slide, so only the
+  // slide shown and its two neighbours are measured, when shown (not every
+  // slide of a deck at once: on a slow phone that froze the page for seconds);
+  // a slide is measured again when a widget on it has drawn itself, or when
+  // the page turns from phone to wide. Printing measures every slide.
+  // A measured slide carries data-fitted (tests/test_deck_fit.py counts them).
   function overflows(section) {
     const wide = [...section.querySelectorAll("pre")].some((p) => p.scrollWidth > p.clientWidth + 1);
     return wide || section.scrollHeight > section.clientHeight + 1;
@@ -78,32 +84,53 @@
     if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
     if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", name);
   }
-  function fit() {
-    for (const section of document.querySelectorAll(".reveal .slides section")) {
-      section.classList.remove("dense", "denser");
-      const shown = section.style.display;
-      section.style.display = "flex";
-      if (!phone()) {
-        if (overflows(section)) section.classList.add("dense");
-        if (overflows(section)) section.classList.replace("dense", "denser");
-      }
-      section.querySelectorAll(".listing pre").forEach((pre) => {
-        const scrolls = pre.scrollWidth > pre.clientWidth + 1 || pre.scrollHeight > pre.clientHeight + 1;
-        if (scrolls) reachable(pre, "code listing");
-      });
-      if (phone()) reachable(section, `slide ${Number(section.dataset.slide) + 1}`);
-      else if (section.getAttribute("tabindex") === "0") section.removeAttribute("tabindex");
-      section.style.display = shown;
+  function fitSlide(section) {
+    section.classList.remove("dense", "denser");
+    const shown = section.style.display;
+    section.style.display = "flex";
+    if (!phone()) {
+      if (overflows(section)) section.classList.add("dense");
+      if (overflows(section)) section.classList.replace("dense", "denser");
     }
+    section.querySelectorAll(".listing pre").forEach((pre) => {
+      const scrolls = pre.scrollWidth > pre.clientWidth + 1 || pre.scrollHeight > pre.clientHeight + 1;
+      if (scrolls) reachable(pre, "code listing");
+    });
+    if (phone()) reachable(section, `slide ${Number(section.dataset.slide) + 1}`);
+    else if (section.getAttribute("tabindex") === "0") section.removeAttribute("tabindex");
+    section.style.display = shown;
+    section.dataset.fitted = "true";
   }
-  Reveal.on("ready", fit);
-  new MutationObserver(fit).observe(document.documentElement,
-    { attributes: true, attributeFilter: ["data-widgets-ready"] });
+  function nearSlides() {
+    const slides = Reveal.getSlides();
+    if (printing) return slides;
+    const i = slides.indexOf(Reveal.getCurrentSlide());
+    return [slides[i], slides[i - 1], slides[i + 1]].filter(Boolean);
+  }
+  function fitNear() {
+    for (const section of nearSlides()) if (section.dataset.fitted !== "true") fitSlide(section);
+  }
+  function refitAll() {   // the canvas changed: every measure is stale
+    document.querySelectorAll(".reveal .slides section[data-fitted]").forEach((s) => delete s.dataset.fitted);
+    fitNear();
+  }
+  Reveal.on("ready", fitNear);
+  Reveal.on("slidechanged", fitNear);
+  // a widget that mounted (widgets/loader.js sets data-mounted) changed its slide's height
+  new MutationObserver((records) => {
+    let stale = false;
+    for (const r of records) {
+      const section = r.target.closest && r.target.closest("section[data-fitted]");
+      if (section) { delete section.dataset.fitted; stale = true; }
+    }
+    if (stale && Reveal.isReady()) fitNear();
+  }).observe(document.querySelector(".reveal .slides"),
+    { subtree: true, attributes: true, attributeFilter: ["data-mounted"] });
 
   PHONE.addEventListener("change", () => {
     setMode();
     Reveal.configure({ ...canvas(), touch: !phone() });
-    fit();
+    refitAll();
   });
 
   // swipe on a phone: the page scrolls up and down natively (touch-action:

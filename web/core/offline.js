@@ -22,6 +22,73 @@ export const controlledAtStart = (() => {
   return Boolean(controller) && (buildOf(controller.scriptURL) || null) === BUILD;
 })();
 
+// The site was rebuilt under this tab: the service worker found a file this
+// page asked for (of this page's build) answered as another build's, and
+// answered 410 instead (sw.js). The page reloads as the new build, once per
+// build (a loop is impossible: a second stale answer for the same new build
+// only says so on the page).
+export function onStaleBuild(data, { reload = () => location.reload(), storage = globalThis.sessionStorage } = {}) {
+  if (!data || data.type !== 'stale-build' || (BUILD && data.build !== BUILD)) return false;
+  const key = `attention-course-reloaded-for-${data.current}`;
+  let again = false;
+  try { again = storage?.getItem(key) === 'yes'; storage?.setItem(key, 'yes'); } catch { /* no storage */ }
+  const line = document.createElement('p');
+  line.className = 'stale-build';
+  line.setAttribute('role', 'status');
+  line.textContent = again
+    ? `The course was updated while this page was open and ${data.path} of this version is gone: reload the page.`
+    : 'The course was updated while this page was open: reloading it as the new version…';
+  document.body?.prepend(line);
+  if (!again) reload();
+  return !again;
+}
+
+if (typeof navigator !== 'undefined' && navigator.serviceWorker) {
+  navigator.serviceWorker.addEventListener('message', (event) => onStaleBuild(event.data));
+}
+
+// A script of the site that does not parse is a damaged copy (a cut-off or
+// corrupt cache entry, or a proxy's): never a silent half page (37.4). Its
+// copy is dropped from the offline caches; online the page reloads once and
+// fetches it again, offline it says which file could not load.
+export async function onDamagedScript(fileUrl, message, { reload = () => location.reload(),
+  storage = globalThis.sessionStorage } = {}) {
+  const url = new URL(fileUrl, location.href);
+  if (url.origin !== location.origin || !/\.js$/.test(url.pathname)) return 'ignored';
+  const key = cacheKey(url);
+  if (self.caches) {
+    for (const name of (await caches.keys()).filter((n) => n.startsWith(PREFIX))) {
+      await (await caches.open(name)).delete(key);
+    }
+  }
+  const flag = `attention-course-refetched-${key}`;
+  let again = false;
+  try { again = storage?.getItem(flag) === 'yes'; storage?.setItem(flag, 'yes'); } catch { /* no storage */ }
+  let online = false;
+  if (!again) { // a fresh copy to be had? (the host may be unreachable while the browser calls itself online)
+    try { online = (await fetch(url, { cache: 'no-store' })).ok; } catch { online = false; }
+  }
+  if (online) {
+    reload();
+    return 'reloaded';
+  }
+  const line = document.createElement('p');
+  line.className = 'damaged-copy';
+  line.setAttribute('role', 'alert');
+  line.textContent = `Part of this page could not load: ${url.pathname.replace(SITE_ROOT.pathname, '')} ` +
+    `(${message}). ${again ? 'Reload the page to fetch it again.'
+      : 'Its offline copy was damaged and is dropped: go online and reload the page.'}`;
+  (document.querySelector('.reveal') ? document.body : document.querySelector('main') || document.body)?.prepend(line);
+  return 'named';
+}
+
+if (typeof window !== 'undefined' && typeof location !== 'undefined' && location.protocol !== 'file:') {
+  window.addEventListener('error', (event) => {
+    const parse = event.error instanceof SyntaxError || /SyntaxError|Unexpected (token|end)/.test(event.message || '');
+    if (parse && event.filename) onDamagedScript(event.filename, event.message).catch(() => {});
+  });
+}
+
 export async function registerOffline() {
   if (!('serviceWorker' in navigator) || !self.caches) {
     return { ok: false, reason: 'this browser offers no service worker here (it needs https or localhost)' };
@@ -74,15 +141,86 @@ export async function keepShell(urls) {
 }
 
 // Ask the service worker to keep every page of the site (and what they use)
-// for offline use: once per build (it records a complete run), after this
-// page's own files, so a first visit is never slowed by it. See sw.js.
-export async function precacheSite() {
-  if (!('serviceWorker' in navigator) || !self.caches) return false;
-  const marker = new URL(`sw-precached.txt?v=${encodeURIComponent(BUILD || 'unversioned')}`, SITE_ROOT).href;
-  if (await caches.match(marker)) return false; // kept already: the worker is not woken for nothing
+// for offline use: once per build (it records a complete run), and only once
+// this page is idle (no file fetched for a while, then the browser's idle
+// callback): the lab calls it after lab.ready, a deck after its load, so the
+// precache never competes with what the learner opened. When the browser asks
+// to save data (navigator.connection.saveData, a metered connection) it is
+// skipped, and the page offers a "Keep the whole course offline" button
+// instead; the choice to keep it is remembered. See sw.js.
+const OPT_IN = 'attention-course-keep-offline'; // localStorage: 'yes' once the learner chose to keep it all
+const marker = () => new URL(`sw-precached.txt?v=${encodeURIComponent(BUILD || 'unversioned')}`, SITE_ROOT).href;
+
+export function savesData() {
+  return Boolean(typeof navigator !== 'undefined' && navigator.connection && navigator.connection.saveData);
+}
+
+function optedIn() {
+  try { return localStorage.getItem(OPT_IN) === 'yes'; } catch { return false; }
+}
+
+// Resolves once no file was fetched for quietMs (or after maxMs), then at the browser's next idle moment.
+export function whenIdle(quietMs = 2000, maxMs = 30000) {
+  return new Promise((resolve) => {
+    const start = performance.now();
+    let count = -1;
+    let since = start;
+    const idle = self.requestIdleCallback ? (f) => self.requestIdleCallback(f, { timeout: 5000 })
+      : (f) => setTimeout(f, 0);
+    const tick = () => {
+      const n = performance.getEntriesByType('resource').length;
+      const now = performance.now();
+      if (n !== count) { count = n; since = now; }
+      if (now - since >= quietMs || now - start >= maxMs) idle(() => resolve());
+      else setTimeout(tick, 250);
+    };
+    tick();
+  });
+}
+
+async function askWorker() {
   const registration = await navigator.serviceWorker.ready;
   registration.active?.postMessage({ type: 'precache', build: BUILD });
   return Boolean(registration.active);
+}
+
+export async function precacheSite({ quietMs = 2000 } = {}) {
+  if (!('serviceWorker' in navigator) || !self.caches) return false;
+  if (await caches.match(marker())) return false; // kept already: the worker is not woken for nothing
+  if (savesData() && !optedIn()) {
+    offerKeepOffline();
+    return false;
+  }
+  await whenIdle(quietMs);
+  return askWorker();
+}
+
+// The visible control on a data-saving connection: one button (in the lab's
+// footer, a page's main text, or a deck's bottom corner) that keeps it all.
+export function offerKeepOffline(doc = document) {
+  if (doc.querySelector('.keep-offline')) return doc.querySelector('.keep-offline');
+  const box = doc.createElement('span');
+  box.className = 'keep-offline';
+  const button = doc.createElement('button');
+  button.type = 'button';
+  button.textContent = 'Keep the whole course offline';
+  const note = doc.createElement('span');
+  note.className = 'keep-offline-note';
+  note.setAttribute('role', 'status');
+  note.textContent = ' (not kept yet, as your browser asks to save data: every deck, reading view and notebook page)';
+  button.addEventListener('click', async () => {
+    try { localStorage.setItem(OPT_IN, 'yes'); } catch { /* remembered for this page only */ }
+    button.disabled = true;
+    note.textContent = ' Keeping the course offline…';
+    await askWorker();
+    for (let i = 0; i < 600 && !(await caches.match(marker())); i += 1) await new Promise((r) => setTimeout(r, 500));
+    note.textContent = (await caches.match(marker())) ? ' The whole course is kept offline.'
+      : ' Not all of it could be kept; the pages you open are kept as you go.';
+  });
+  box.append(button, note);
+  const host = doc.querySelector('.lab-footer, main, footer') || doc.body; // a deck: a corner of its own (site.css)
+  host.append(box);
+  return box;
 }
 
 // A deck, reading view or the index: keep the page and what it loaded for

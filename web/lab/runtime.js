@@ -9,6 +9,7 @@
 import { sha256Hex } from '../core/sha256.js';
 import { VENDOR, VENDOR_DIR } from './shared.js';
 import { versioned } from '../core/version.js';
+import { explainScriptFailure } from '../core/host-check.js';
 
 export const FILE_CACHE = 'attention-lab-files-v1';
 
@@ -156,13 +157,18 @@ export function loadRuntime(manifest, backend, onProgress) {
       const got = await fetchVerified(VENDOR + build.wasm,
         { name: `${VENDOR_DIR}/${build.wasm}`, sha256: build.sha256, bytes: build.bytes, onProgress });
       let ort;
-      try {
-        ort = await import(versioned(VENDOR + build.module).href); // this build's, cached for good
-      } catch (err) {
-        throw new Error(`could not load ${VENDOR_DIR}/${build.module}: ${describeError(err)}`, { cause: err });
+      const moduleUrl = versioned(VENDOR + build.module).href; // this build's, cached for good
+      const glueUrl = versioned(VENDOR + build.glue).href;
+      for (const url of [moduleUrl, glueUrl]) { // the glue too, here: a failure names what the host sent
+        try {
+          const loaded = await import(url);
+          if (url === moduleUrl) ort = loaded;
+        } catch (err) {
+          throw new Error(await explainScriptFailure(url, err), { cause: err });
+        }
       }
       // the Emscripten glue by its versioned URL too (the .wasm itself is handed over: wasmBinary)
-      ort.env.wasm.wasmPaths = { mjs: versioned(VENDOR + build.glue).href, wasm: VENDOR + build.wasm };
+      ort.env.wasm.wasmPaths = { mjs: glueUrl, wasm: VENDOR + build.wasm };
       ort.env.wasm.wasmBinary = got.buffer;
       ort.env.wasm.numThreads = 1; // threads need cross-origin isolation, which a static host rarely gives
       ort.env.wasm.proxy = false; // we already are a worker

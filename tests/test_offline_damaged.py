@@ -1,0 +1,54 @@
+"""A damaged offline copy of a script is never a silent half page (issue 37,
+item 4): with the widget loader's cached copy corrupt, a deck opened offline
+with its host unreachable names the file that could not load and drops the
+damaged copy; back online (the host again on the same port), the deck loads whole."""
+
+from __future__ import annotations
+
+from site_builder.static_server import start_server
+from support.pages import build_of, wait_for_promise
+
+
+def test_a_damaged_cached_script_is_named_offline_and_dropped(browser, site_dir):
+    build = build_of(site_dir)
+    server, url = start_server(site_dir)
+    context = browser.new_context()
+    context.set_default_timeout(120_000)
+    page = context.new_page()
+    key = f"/widgets/loader.js?v={build}"
+    try:
+        page.goto(f"{url}/decks/part2.html")
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        wait_for_promise(
+            page,
+            """async ([name, key]) => (await caches.has(name))
+                && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
+            [f"attention-course-shell-{build}", f"/sw-precached.txt?v={build}"],
+            120,
+            "the precache marker",
+        )
+        damaged = """async ([name, key]) => { const c = await caches.open(name);
+            if (!(await c.match(location.origin + key))) throw new Error('not kept');
+            await c.put(location.origin + key, new Response('export const broken = ;',
+              {headers: {'content-type': 'text/javascript'}})); }"""
+        page.evaluate(damaged, [f"attention-course-shell-{build}", key])
+        context.new_cdp_session(page).send("Network.clearBrowserCache")  # only the worker's copies remain
+        server.shutdown()  # the host unreachable: the worker answers from its caches
+        server.server_close()
+        page.goto(f"{url}/decks/part2.html")
+        note = page.locator(".damaged-copy")
+        note.wait_for(timeout=30000)
+        assert "widgets/loader.js" in note.inner_text() and note.is_visible()
+        kept = "async ([name, key]) => Boolean(await (await caches.open(name)).match(location.origin + key))"
+        assert not page.evaluate(kept, [f"attention-course-shell-{build}", key])  # dropped before it was named
+    except BaseException:
+        context.close()
+        raise
+    server, _ = start_server(site_dir, port=int(url.rsplit(":", 1)[1]))
+    try:
+        page.goto(f"{url}/decks/part2.html")
+        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+        assert page.locator(".widget[data-mounted=true]").count() == page.locator(".widget[data-widget]").count()
+    finally:
+        context.close()
+        server.shutdown()
