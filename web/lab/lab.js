@@ -28,6 +28,7 @@ import { score, scoreContinuation } from './job-score.js';
 import { lab } from './api.js';
 import { keepPlace, restorePlace } from './keep.js';
 import { installReplay } from './replay-view.js';
+import { showExperimentNote } from './experiment.js';
 
 const t0 = performance.now();
 
@@ -87,13 +88,14 @@ function wireControls() {
   $('generate').addEventListener('click', () => {
     $('outputs-section').scrollIntoView({ block: 'start' }); // the tokens stream in view
     S.shown = 'generate';
-    generate({}, { early: true }).then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
+    const how = { early: true, experiment: true };
+    generate({}, how).then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
       `${S.metadata.models[k].label} ${r.models[k].new_tokens} tokens`).join(', ')}. Select a token to inspect it.`))
       .catch((err) => showPageError(err.message));
   });
   $('score').addEventListener('click', () => {
     S.shown = 'score';
-    score({ text: $('prompt').value, eos: $('score-eos').checked }, { early: true })
+    score({ text: $('prompt').value, eos: $('score-eos').checked }, { early: true, experiment: true })
       .then(() => announce('score-view', 'Scored: the numbers and every token are below.'))
       .catch((err) => showPageError(err.message));
   });
@@ -222,6 +224,7 @@ async function start() {
   $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));
   offline.then((o) => (o.ok ? keepOffline() : null)).catch(() => {});
   showModelErrors(status);
+  showExperimentNote();
   S.shown = repeat;
   return readyReport(choice, planned, status);
 }
