@@ -7,10 +7,11 @@ clears the experiment."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from common.chromium import evaluate
-from export.ablation import step_logits
+from export.ablation import attention_steps, step_logits
 from export.decoding import start_history
 from support.lab import KINDS, reset_lab
 
@@ -122,3 +123,130 @@ def test_experiment_reaches_generate_and_score_beside_the_plain_run(shared_lab, 
     lab.click("#clear-experiment")
     assert "Experiment cleared" in lab.locator("#experiment-note").text_content()
     assert not lab.watch.errors
+
+
+def torch_effects(model, history, target, heads_off=(), hide=()):
+    """PyTorch's attention beside effect: each shown word of the last window hidden alone."""
+    base = torch.log_softmax(step_logits(model, history, heads_off, hide)[-1].double(), -1)[target].item()
+    first = len(history) - 64
+    positions = [p for p in range(max(0, first), len(history) - 1) if p not in hide]
+    delta = [
+        torch.log_softmax(step_logits(model, history, heads_off, [*hide, p])[-1].double(), -1)[target].item() - base
+        for p in positions
+    ]
+    return positions, delta, first
+
+
+def test_attention_beside_effect_matches_pytorch(shared_lab, references, torch_models, vocab):
+    lab = reset_lab(shared_lab, {"width": 1280, "height": 800})
+    story = next(p for p in references["presets"] if p["group"] == "Training story")["source"]["text"]
+    long = start_history(vocab.encode(story))[:90]  # the window slides: positions 26..88 can be hidden
+    short = start_history(vocab.encode(PROMPT))
+    worst = 0.0
+    for history, heads_off, hide in [(short, {}, []), (long, {}, []), (long, HEADS_OFF, [40])]:
+        for kind in KINDS:
+            model = torch_models[kind]
+            off = heads_off.get(kind, ())
+            target = int(step_logits(model, history, off, hide)[-1][4:].argmax()) + 4
+            got = evaluate(
+                lab,
+                "return await window.lab.wordEffects(arg.kind, arg.ids, arg.opts);",
+                {"kind": kind, "ids": history, "opts": {"target": target, "heads_off": heads_off, "hide": hide}},
+            )
+            positions, delta, first = torch_effects(model, history, target, off, hide)
+            assert got["positions"] == positions and got["target"] == target, kind
+            worst = max(worst, float(np.abs(np.array(got["delta"]) - np.array(delta)).max()))
+            top_effect = positions[int(np.argmax(np.abs(delta)))]
+            if kind == "mlp":
+                assert got["attention"] is None and got["top_weight"] is None and got["same"] is None
+            else:
+                if not off and not hide:
+                    want = attention_steps(model, history)[-1].numpy()[:, [p - first for p in positions]]
+                    worst = max(worst, float(np.abs(np.array(got["attention"]) - want).max()))
+                mean = np.array(got["attention"]).mean(0)
+                top_weight = positions[int(np.argmax(mean))]
+                assert got["top_weight"] == top_weight and got["same"] == (top_weight == top_effect), kind
+            assert got["top_effect"] == top_effect, kind
+    print(f"attention beside effect vs PyTorch: max |d| {worst:.2e}")
+    assert worst <= 1e-5
+
+    # the page's inspect view: the same rows for all three models, and the line says whether the words agree
+    plain = evaluate(lab, "return await window.lab.generate(arg);", {"prompt": PROMPT, "mode": "greedy", "limit": 4})
+    lab.click(f'.model-card[data-kind="attn1"] .tok[data-step="{STEP}"]')
+    lab.wait_for_selector('.effects[data-kind="attn4"] .effect-verdict')
+    for kind in KINDS:
+        history = short + plain["models"][kind]["ids"][:STEP]
+        chosen = [*plain["models"][kind]["ids"], 2][STEP]
+        positions, delta, _ = torch_effects(torch_models[kind], history, chosen)
+        rows = lab.locator(f'.effects[data-kind="{kind}"] tbody tr')
+        assert [int(p) for p in rows.evaluate_all("rs => rs.map((r) => r.dataset.pos)")] == positions
+        shown = [float(d) for d in rows.evaluate_all("rs => rs.map((r) => r.dataset.delta)")]
+        assert float(np.abs(np.array(shown) - np.array(delta)).max()) <= 1e-5, kind
+        verdict = lab.locator(f'.effects[data-kind="{kind}"] .effect-verdict')
+        if kind != "mlp":
+            same = verdict.get_attribute("data-same") == "true"
+            assert ("the same word" in verdict.text_content()) == same
+            assert ("different words" in verdict.text_content()) == (not same)
+    assert not lab.watch.errors
+
+
+def test_attention_steps_is_bounded_and_stops_after_the_current_batch(shared_lab):
+    """Issue 38.4: past the bound refused by name at once; a long allowed call ends on lab.stop()."""
+    lab = reset_lab(shared_lab, {"width": 1280, "height": 800})
+    limit = evaluate(lab, "return window.lab.limits.max_history_tokens;")
+    got = evaluate(
+        lab,
+        """const ids = [1, ...Array(arg).fill(20)];
+        const t0 = performance.now();
+        let message = null;
+        try { await window.lab.attentionSteps('attn4', ids); } catch (e) { message = e.message; }
+        return {message, ms: performance.now() - t0};""",
+        limit,
+    )
+    assert f"{limit + 1:,} tokens" in got["message"] and "at most" in got["message"]
+    assert got["ms"] < 1000, got  # refused before any model call
+    stopped = evaluate(
+        lab,
+        """const ids = [1, ...Array(arg - 1).fill(20)];
+        const run = window.lab.attentionSteps('attn4', ids).then(() => 'finished', (e) => e.message);
+        await new Promise((r) => setTimeout(r, 50));
+        const t0 = performance.now();
+        await window.lab.stop();
+        const message = await run;
+        return {message, ms: performance.now() - t0, busy: document.querySelector('#stop').disabled};""",
+        limit,
+    )
+    assert "stopped by you" in stopped["message"], stopped
+    assert stopped["ms"] < 5000, stopped  # one batch of 64 windows, not the whole history
+    # the lab runs again at once
+    rows = evaluate(lab, "return await window.lab.attentionSteps('attn1', [1, 20, 30]);")
+    assert len(rows) == 3 and len(rows[0]) == 1 and len(rows[0][0]) == 64
+
+
+def test_api_guards_refuse_holes_and_check_a_copy(shared_lab):
+    """Issue 38.10: sparse arrays are refused by index; a context is copied, then checked (a getter that
+    answers one thing to the check and another later cannot reach the model); lab.ready is ok only with
+    a usable model."""
+    lab = reset_lab(shared_lab, {"width": 1280, "height": 800})
+    for call, message in [
+        ("lab.generateMany({prompts: ['Once', , 'The dog'], hide: [50]})", r"prompts\[1\] is a hole"),
+        ("lab.attentionSteps('attn4', [1, , 5])", "hole at index 1"),
+        ("lab.wordEffects('attn4', [1, , 5])", "hole at index 1"),
+        ("lab.run('attn4', [Array(64).fill(1), , Array(64).fill(1)])", "contexts has a hole at index 1"),
+        ("lab.logits('mlp', (() => { const a = Array(64).fill(1); delete a[7]; return a; })())", "hole at index 7"),
+        ("lab.attentionSteps('attn4', [1, 0, 5])", "PAD"),
+        ("lab.wordEffects('attn4', [1, 5], {target: 4000})", "target must be a token ID"),
+    ]:
+        with pytest.raises(Exception, match=message):
+            evaluate(lab, f"return await window.{call};")
+    got = evaluate(
+        lab,
+        """const ctx = Array(64).fill(1);
+        let reads = 0;
+        Object.defineProperty(ctx, 63, { get: () => (reads++ ? 99999 : 5), enumerable: true });
+        const out = await window.lab.logits('mlp', ctx);
+        const plain = await window.lab.logits('mlp', [...Array(63).fill(1), 5]);
+        return {reads, same: out.every((v, i) => v === plain[i]), n: out.length};""",
+    )
+    assert got["reads"] == 1 and got["same"], got  # read once, and what was checked is what ran
+    assert evaluate(lab, "return (await window.lab.ready).ok;") is True

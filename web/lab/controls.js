@@ -207,6 +207,7 @@ function modelsReady() {
 function waitReason() {
   if (location.protocol === 'file:') return 'The lab needs a local web server: see the message above.';
   if (S.job) {
+    if (S.job.kind === 'attention-steps') return 'lab.attentionSteps is running: Stop ends it.';
     return S.job.kind === 'benchmark' ? 'A benchmark is running: Stop ends it.'
       : S.job.kind === 'score' ? 'Scoring the text…' : null;
   }

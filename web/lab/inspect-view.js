@@ -79,6 +79,7 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
     const dist = distributions(it.logits, controls);
     section.append(chosenLine(it, vocab, dist.model, experiment.active));
     section.append(topTable(entry, dist, vocab, it.target, greedy));
+    if (it.effects) section.append(effectSection(it, entry, vocab));
     if (!greedy) {
       section.append(el('p', { class: 'note kept-line',
         text: `Your controls keep ${count(dist.keptCount)} of the ${count(choosable)} tokens that can be chosen.` }));
@@ -153,6 +154,45 @@ function contextStrip(it, vocab) {
     isMasked(it, j) ? el('span', { class: 'visually-hidden', text: ' (hidden)' }) : null)));
   roving(strip, '.ctx-tok', { start: 'last' }); // one Tab stop, arrow keys inside
   return strip;
+}
+
+// Attention beside effect: one row per word of the window, each head's
+// weight on it and the change in the chosen token's log-probability when that
+// word alone is hidden; then whether the highest-weight word is the
+// highest-effect one (weight is where a head looked, not what mattered).
+function effectSection(it, entry, vocab) {
+  const fx = it.effects;
+  if (fx.error) return el('p', { class: 'error', text: `Attention beside effect: ${fx.error}` });
+  const word = (p) => visibleToken(vocab.token(fx.words[fx.positions.indexOf(p)]));
+  const target = visibleToken(fx.target === EOS_ID ? '<EOS>' : vocab.token(fx.target));
+  const at = (p) => fx.positions.indexOf(p);
+  const signedNats = (d) => `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`;
+  const effectText = fx.top_effect === null ? 'no word can be hidden here'
+    : `hiding "${word(fx.top_effect)}" moves "${target}" most (${signedNats(fx.delta[at(fx.top_effect)])} nats)`;
+  const verdict = fx.attention
+    ? [`Highest mean attention weight: "${word(fx.top_weight)}" (${fx.mean_weight[at(fx.top_weight)].toFixed(2)}); `,
+      `${effectText}: `, el('strong', { text: fx.same ? 'the same word.' : 'different words.' }),
+      fx.same ? '' : ' Where a head looks is not the same as what the prediction needs.']
+    : ['No attention to weigh: ', effectText, '.'];
+  const heads = fx.attention ? fx.attention.length : 0;
+  const header = el('tr', {}, el('th', { scope: 'col', text: 'Word' }), el('th', { scope: 'col', text: 'Position' }),
+    Array.from({ length: heads }, (_, h) => el('th', { scope: 'col', text: heads > 1 ? `Head ${h + 1}` : 'Weight' })),
+    el('th', { scope: 'col', text: `Δ ln p("${target}") hidden alone` }));
+  const marks = (p) => [p === fx.top_effect ? 'top-effect' : '', p === fx.top_weight ? 'top-weight' : '']
+    .filter(Boolean).join(' ');
+  const rows = fx.positions.map((p, i) => el('tr', { 'data-pos': p, 'data-delta': String(fx.delta[i]),
+    class: marks(p) },
+  el('th', { scope: 'row', dir: 'auto', text: word(p) }), el('td', { text: String(p) }),
+  Array.from({ length: heads }, (_, h) => el('td', { 'data-head': h, 'data-weight': String(fx.attention[h][i]),
+    text: fx.attention[h][i].toFixed(3) })),
+  el('td', { class: fx.delta[i] > 0 ? 'raises' : 'lowers', text: signedNats(fx.delta[i]) })));
+  return el('details', { class: 'effects', 'data-kind': it.kind, open: true },
+    el('summary', { text: `Attention beside effect: each word hidden alone (${fx.positions.length} words)` }),
+    el('p', { class: 'note effect-verdict', 'data-same': String(fx.same), 'data-top-weight': String(fx.top_weight),
+      'data-top-effect': String(fx.top_effect) }, ...verdict),
+    el('div', { class: 'table-wrap effects-wrap', tabindex: '0', role: 'region',
+      'aria-label': `${entry.label}: attention and the effect of hiding each word` },
+    el('table', { class: 'numbers effects-table' }, el('thead', {}, header), el('tbody', {}, rows))));
 }
 
 // One statement of the model's chosen token and its probability: its own

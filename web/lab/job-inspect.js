@@ -13,6 +13,7 @@ import { problems, readControls, showProblems } from './controls.js';
 import { scoreContinuation } from './job-score.js';
 import { noAblation } from './guards.js';
 import { stepRows } from './steps.js';
+import { wordEffects } from './effects.js';
 import { greedyChoice } from '../core/decoding.js';
 import { ablation as pageAblation, changed, clearExperiment, onExperimentChange } from './experiment.js';
 
@@ -78,6 +79,13 @@ async function inspectStep() {
     } catch (err) {
       return { ...r, entry, error: err.message };
     }
+  }));
+  // attention beside effect: every word of each model's window hidden alone, one batched call per model
+  await Promise.all(items.map(async (it) => {
+    if (!it || it.error) return;
+    it.effects = await wordEffects({ kind: it.kind, history: it.history, target: it.target,
+      headsOff: ablation.heads_off[it.kind], hidden, backend: run.backend })
+      .catch((err) => ({ error: err.message }));
   }));
   if (token !== S.inspectCounter) return; // a newer selection won
   const source = from || S.selectedKind;

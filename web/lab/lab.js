@@ -186,13 +186,18 @@ function readyReport(choice, planned, status) {
   const now = performance.now();
   const networkBytes = [...Object.values(report.runtimes), ...S.metadata.order.map((k) => report[k])]
     .reduce((a, r) => a + (r?.network_bytes ?? 0), 0);
-  return { backend: status.backend ?? null, choice, ok: Boolean(status.ok), runtime: report.runtime,
+  // ok only when at least one model can run: a runtime with no usable model is no lab
+  const usable = Object.values(models).some((m) => m.ok);
+  const ok = Boolean(status.ok) && usable;
+  const error = ok ? null : status.ok ? `no model is usable on ${status.backend}: ${S.metadata.order
+    .map((k) => `${k}: ${models[k].error || 'not ready'}`).join('; ')}` : status.error;
+  return { backend: status.backend ?? null, choice, ok, runtime: report.runtime,
     runtimes: report.runtimes, planned_runtimes: planned.runtimes, network_bytes: networkBytes,
     choice_reason: status.choice_reason ?? null, software_adapter: status.software_adapter ?? null,
     timed_ms: status.timed_ms ?? null,
     fallback_reason: status.fallback_reason ?? null, adapter: status.adapter ?? null,
-    error: status.ok ? null : status.error, models, ready_ms: now - t0, page_ms: now,
-    first_model_ready_ms: S.firstReadyAt ?? (status.ok ? now : null) };
+    error, models, ready_ms: now - t0, page_ms: now,
+    first_model_ready_ms: S.firstReadyAt ?? (ok ? now : null) };
 }
 
 async function start() {
