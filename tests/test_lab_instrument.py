@@ -250,3 +250,74 @@ def test_api_guards_refuse_holes_and_check_a_copy(shared_lab):
     )
     assert got["reads"] == 1 and got["same"], got  # read once, and what was checked is what ran
     assert evaluate(lab, "return (await window.lab.ready).ok;") is True
+
+
+def test_a_copied_link_opens_the_same_setup_in_a_new_browser_context(shared_lab, browser, site_url):
+    lab = reset_lab(shared_lab, {"width": 1280, "height": 800})
+    settings = {
+        "prompt": PROMPT,
+        "mode": "sampled",
+        "temperature": 0.7,
+        "top_k": 20,
+        "top_p": 0.9,
+        "seed": 5,
+        "limit": 6,
+        "backend": "wasm",
+    }
+    plain = evaluate(lab, "return await window.lab.generate(arg);", settings)
+    set_experiment(lab, plain)
+    lab.click("#generate")
+    lab.wait_for_function(
+        "[...document.querySelectorAll('.model-card .exp-verdict')].every((v) => v.textContent.length > 0 && "
+        "!v.textContent.includes('Running'))",
+        timeout=120_000,
+    )
+    lab.click(f'.model-card[data-kind="attn4"] .tok[data-step="{STEP}"]')
+    lab.wait_for_selector('.effects[data-kind="attn4"]')
+
+    def state(page):
+        return page.evaluate(
+            """() => ({
+              controls: ['prompt', 'temperature', 'top-k', 'top-p', 'seed', 'limit', 'backend']
+                .map((id) => document.getElementById(id).value),
+              mode: document.querySelector('input[name="mode"]:checked').value,
+              experiment: document.querySelector('#experiment-note').textContent,
+              exp: [...document.querySelectorAll('.model-card .exp-tok')].map((t) => t.dataset.id),
+              plain: [...document.querySelectorAll('.model-card > .output .tok')].map((t) => t.textContent),
+              selected: document.querySelector('.model-card[data-kind="attn4"] .tok.selected')?.dataset.step,
+              settings: document.querySelector('.model-card[data-kind="attn4"] .run-settings').textContent,
+            })"""
+        )
+
+    before = state(lab)
+    lab.click("#copy-link")
+    link = lab.input_value("#copy-link-out")
+    assert "heads_off=attn4" in link and "step=attn4" in link and "run=1" in link
+    assert "sampled: T = 0.70, top-k 20, top-p 0.90, seed 5" in before["settings"]
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(link)
+        assert evaluate(page, "return (await window.lab.ready).ok;", timeout_s=240)
+        page.wait_for_selector('.effects[data-kind="attn4"]', timeout=120_000)
+        page.wait_for_function(
+            "[...document.querySelectorAll('.model-card .exp-verdict')].every((v) => v.textContent.length > 0 && "
+            "!v.textContent.includes('Running'))",
+            timeout=120_000,
+        )
+        after = state(page)
+        assert after == before
+        # a bad value is refused by name, and the rest still loads
+        bad = f"{site_url}/lab/?backend=wasm&prompt=the+red+ball&temperature=abc&top_k=-1&limit=5&mode=sampled&step=x:1"
+        page.goto(bad)
+        assert evaluate(page, "return (await window.lab.ready).ok;", timeout_s=240)
+        note = page.locator("#address-note")
+        assert note.is_visible()
+        text = note.text_content()
+        assert 'temperature="abc"' in text and 'top_k="-1"' in text and 'step="x:1"' in text
+        assert page.input_value("#prompt") == "the red ball" and page.input_value("#limit") == "5"
+        assert page.locator('input[name="mode"][value="sampled"]').is_checked()
+    finally:
+        context.close()
+    lab.click("#clear-experiment")
+    assert not lab.watch.errors

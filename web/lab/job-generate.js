@@ -12,7 +12,7 @@ import { runJob, jobBackend } from './jobs.js';
 import { analyse, readControls, showTask, validate, writeControls } from './controls.js';
 import { checkAblation, checkText } from './guards.js';
 import { selectStep } from './job-inspect.js';
-import { applicable, experimentOn } from './experiment.js';
+import { applicable, experimentOn, showExperimentNote } from './experiment.js';
 
 // how.early (the Generate button): start as soon as any model is usable; the
 // API waits for lab.ready. how.experiment (the Generate button): with the
@@ -100,6 +100,7 @@ function startRun(job, options, backend, analyses, ablation, second) {
   };
   run.models = run.results[0];
   S.run = run;
+  if (experimentOn()) showExperimentNote(); // its words, as this run's text has them
   for (const kind of S.metadata.order) {
     renderStats(S.views[kind], null);
     S.views[kind].output.replaceChildren();

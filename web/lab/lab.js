@@ -26,7 +26,9 @@ import { generate, onGenerationEvent } from './job-generate.js';
 import { renderInspectPanel } from './job-inspect.js';
 import { score, scoreContinuation } from './job-score.js';
 import { lab } from './api.js';
-import { keepPlace, restorePlace } from './keep.js';
+import { applySetup, keepPlace, restorePlace } from './keep.js';
+import { readAddress, setupAddress, showAddressNote } from './address.js';
+import { selectStep } from './job-inspect.js';
 import { installReplay } from './replay-view.js';
 import { showExperimentNote } from './experiment.js';
 
@@ -100,6 +102,7 @@ function wireControls() {
       .catch((err) => showPageError(err.message));
   });
   $('stop').addEventListener('click', () => { stop(); });
+  $('copy-link').addEventListener('click', () => { copyLink(); });
 }
 
 // The model cards (with the phone switcher) and the results table.
@@ -211,7 +214,10 @@ async function start() {
   wireControls();
   buildCards();
   syncTask();
-  const repeat = restorePlace(); // Back from a slide: the text, the controls, and the run to show again
+  // a link's setup (checked, a bad value refused by name), else, back from a slide, the kept place
+  const address = readAddress();
+  showAddressNote(address.problems);
+  const repeat = address.used ? applySetup(address.values) : restorePlace();
   keepPlace();
   filesLoaded();
   const choice = $('backend').value;
@@ -242,12 +248,38 @@ async function keepOffline() {
   return kept;
 }
 
-// Back from a slide: the run the learner had shown runs again (seeded, so it comes back the same).
+// Back from a slide or a link's run=1: the run the learner had shown runs
+// again (seeded, so it comes back the same), with the experiment, and the
+// step that was inspected is inspected again.
 function repeatRun() {
-  if (S.shown === 'generate') generate().catch((err) => showPageError(err.message));
-  if (S.shown === 'score') {
-    score({ text: $('prompt').value, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));
+  const how = { experiment: true };
+  if (S.shown === 'generate') {
+    generate({}, how).then(() => {
+      const step = S.pendingStep;
+      S.pendingStep = null;
+      if (step && S.run && step.index < S.run.models[step.kind].steps.length) return selectStep(step.kind, step.index);
+      return null;
+    }).catch((err) => showPageError(err.message));
   }
+  if (S.shown === 'score') {
+    score({ text: $('prompt').value, eos: $('score-eos').checked }, how).catch((err) => showPageError(err.message));
+  }
+}
+
+// The Copy link button: the setup in the address bar, on the clipboard where the browser lets the page write
+// there, and in the box beside the button (to copy by hand).
+async function copyLink() {
+  const url = setupAddress();
+  try { history.replaceState(history.state, '', url); } catch { /* an address it may not set */ }
+  $('copy-link-out').value = url;
+  $('copy-link-box').hidden = false;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(url);
+    copied = true;
+  } catch { /* no clipboard permission: the box holds the link */ }
+  $('copy-link-status').textContent = copied ? 'Link copied: it opens this setup (text, settings, experiment, ' +
+    'inspected step).' : 'Copy the link from the box: it opens this setup.';
 }
 
 window.lab = lab;
