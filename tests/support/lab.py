@@ -48,7 +48,8 @@ RESTORE = (
   await until('the running job to stop (Stop disabled)', () => document.querySelector('#stop').disabled);
   // the page's experiment (heads off, words hidden) cleared the way a learner clears it
   document.querySelector('#clear-experiment')?.click();
-  document.querySelector('#experiment-note').hidden = true;
+  const note = document.querySelector('#experiment-note');
+  if (note) note.hidden = true;
   const now = """
     + CONTROLS
     + """;

@@ -74,7 +74,7 @@ export function headCostText(entry, windows, reference = null) {
   };
   const parts = entry.heads?.length > 1 ? entry.heads.map((h) => `head ${h.head} off ${cost(h.delta)}`) : [];
   parts.push(`${entry.heads?.length > 1 ? 'all off' : 'its head off'} ${cost(entry.all_off.delta)}`);
-  return `Cost of switching heads off, in nats/token, on all ${windows.toLocaleString('en-US')} test targets (test ` +
+  return `Cost of switching heads off, on all ${windows.toLocaleString('en-US')} test targets, in nats/token (test ` +
     `cross-entropy ${entry.on.loss.toFixed(3)} nats/token, perplexity ${Math.exp(entry.on.loss).toFixed(2)}, with ` +
     `every head on): ${parts.join('; ')}.`;
 }

@@ -175,9 +175,10 @@ function effectSection(it, entry, vocab) {
       fx.same ? '' : ' Where a head looks is not the same as what the prediction needs.']
     : ['No attention to weigh: ', effectText, '.'];
   const heads = fx.attention ? fx.attention.length : 0;
-  const header = el('tr', {}, el('th', { scope: 'col', text: 'Word' }), el('th', { scope: 'col', text: 'Position' }),
-    Array.from({ length: heads }, (_, h) => el('th', { scope: 'col', text: heads > 1 ? `Head ${h + 1}` : 'Weight' })),
-    el('th', { scope: 'col', text: `Δ ln p("${target}") hidden alone` }));
+  const header = el('tr', {}, el('th', { scope: 'col', text: 'Word' }), el('th', { scope: 'col', text: 'Pos.' }),
+    Array.from({ length: heads }, (_, h) => el('th', { scope: 'col', text: heads > 1 ? `H${h + 1}` : 'Weight',
+      title: `head ${h + 1}'s attention weight` })),
+    el('th', { scope: 'col', text: 'Δ ln p', title: `change in ln p("${target}") with the word hidden alone` }));
   const marks = (p) => [p === fx.top_effect ? 'top-effect' : '', p === fx.top_weight ? 'top-weight' : '']
     .filter(Boolean).join(' ');
   const rows = fx.positions.map((p, i) => el('tr', { 'data-pos': p, 'data-delta': String(fx.delta[i]),
@@ -188,6 +189,9 @@ function effectSection(it, entry, vocab) {
   el('td', { class: fx.delta[i] > 0 ? 'raises' : 'lowers', text: signedNats(fx.delta[i]) })));
   return el('details', { class: 'effects', 'data-kind': it.kind, open: true },
     el('summary', { text: `Attention beside effect: each word hidden alone (${fx.positions.length} words)` }),
+    el('p', { class: 'note', text: `Per word: ${heads ? `each head's attention weight (${heads > 1 ? 'H1, H2, …' :
+      'Weight'}), then ` : ''}Δ ln p, the change in the log-probability of "${target}" (nats) when only that word ` +
+      'is hidden: negative means the prediction needed it.' }),
     el('p', { class: 'note effect-verdict', 'data-same': String(fx.same), 'data-top-weight': String(fx.top_weight),
       'data-top-effect': String(fx.top_effect) }, ...verdict),
     el('div', { class: 'table-wrap effects-wrap', tabindex: '0', role: 'region',
