@@ -6,6 +6,8 @@ clears the experiment."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -321,3 +323,28 @@ def test_a_copied_link_opens_the_same_setup_in_a_new_browser_context(shared_lab,
         context.close()
     lab.click("#clear-experiment")
     assert not lab.watch.errors
+
+
+def test_back_from_a_slide_keeps_the_experiment_and_the_inspected_step(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(f"{site_url}/lab/?backend=wasm")
+        assert evaluate(page, "return (await window.lab.ready).ok;", timeout_s=240)
+        page.fill("#prompt", PROMPT)
+        page.fill("#limit", "5")
+        page.click("#generate")
+        page.wait_for_selector(f'.model-card[data-kind="attn4"] .tok[data-step="{STEP}"]', timeout=120_000)
+        page.wait_for_function("!document.querySelector('#generate').disabled", timeout=120_000)
+        set_experiment(page, None)
+        note = page.locator("#experiment-note").text_content()
+        page.locator('#inspect a[data-slide="greedy"]').first.click()
+        page.wait_for_url(re.compile(r"/decks/.*\.html#/\d+"))
+        page.go_back()
+        assert evaluate(page, "return (await window.lab.ready).ok;", timeout_s=240)
+        page.wait_for_selector('.effects[data-kind="attn4"]', timeout=120_000)
+        assert page.locator("#experiment-note").text_content() == note
+        assert page.locator('.model-card[data-kind="attn4"] .tok.selected').get_attribute("data-step") == str(STEP)
+        assert "head 2 off" in page.locator(".intervention-state").text_content()
+    finally:
+        context.close()
