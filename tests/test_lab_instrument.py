@@ -119,6 +119,7 @@ def test_experiment_reaches_generate_and_score_beside_the_plain_run(shared_lab, 
     api = evaluate(lab, "return await window.lab.score(arg);", {"text": PROMPT, "heads_off": HEADS_OFF, "hide": HIDE})
     for kind in KINDS:
         np.testing.assert_allclose(shown[kind], api["models"][kind]["cross_entropy"], atol=1e-9)
+    assert "without the <EOS> target" in lab.locator("#score-body .run-settings").text_content()
     lab.check('input[name="task"][value="generate"]')
 
     # only the learner clears it, and the page says so

@@ -10,6 +10,7 @@ import { softmax, topK } from '../core/decoding.js';
 import { slideLink } from './slides.js';
 
 const SHORT = { mlp: 'MLP', attn1: '1 head', attn4: '4 heads' };
+const RUNTIME_NAMES = { webgpu: 'WebGPU', wasm: 'WASM (CPU)' };
 
 function scoreLegend() {
   const bits = [0, 2, 4, 7, 10, SCORE_MAX_BITS];
@@ -99,6 +100,10 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
     el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scores on this text' }, summary),
     rankNote(sc, metadata),
+    el('p', { class: 'note run-settings', text: `Settings: scored ${sc.ids.length} ` +
+      `token${sc.ids.length === 1 ? '' : 's'} ${sc.eos ? 'with' : 'without'} the <EOS> target · ` +
+      `${RUNTIME_NAMES[sc.backend] || sc.backend}` +
+      `${sc.experiment ? ' · with and without your experiment' : ''}.` }),
     experimentScores(sc, metadata, vocab),
     scoreLegend(),
     el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in %; ` +
