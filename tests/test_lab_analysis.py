@@ -6,6 +6,7 @@ never on the first visit) and lab.headCost, with bad values refused by name."""
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -71,8 +72,13 @@ def test_head_costs_come_when_the_toggles_do_and_match_the_results_table(lab, vo
         "document.querySelector('.inspect-attention[data-kind=\"attn4\"] .head-cost').dataset.loaded === 'true'"
     )
     text = note.inner_text()
+    one_head = table["by_kind"]["attn1"]["on"]["loss"]
     for h in table["by_kind"]["attn4"]["heads"]:
         assert f"head {h['head']} off +{h['delta']:.3f}" in text
+        # the perplexity that cost leads to, and whether it is worse than the one-head model's (issue 33)
+        loss = table["by_kind"]["attn4"]["on"]["loss"] + h["delta"]
+        way = "worse than" if loss > one_head else "still better than"
+        assert f"+{h['delta']:.3f} (perplexity {math.exp(loss):.2f}, {way} the one-head model's " in text
     assert f"all off +{table['by_kind']['attn4']['all_off']['delta']:.3f}" in text
     assert f"{table['test_windows']:,}" in text
     one = lab.locator('.inspect-attention[data-kind="attn1"] .head-cost')

@@ -158,18 +158,20 @@ def test_inspect_view_toggles_heads_hides_words_and_restores(lab, torch_models, 
     step = 3
     lab.click(f'.model-card[data-kind="attn4"] .tok[data-step="{step}"]')
     lab.wait_for_selector(".intervention .hide-strip")
-    history = start_history(vocab.encode(prompt)) + result["models"]["attn4"]["ids"][:step]
+    # each model keeps its own text at the step (issue 33): its own chosen token before and after
+    histories = {k: start_history(vocab.encode(prompt)) + result["models"][k]["ids"][:step] for k in KINDS}
+    history = histories["attn4"]
 
     def top_ids(kind):
         rows = lab.locator(f'.inspect-model[data-kind="{kind}"] table.top10 tbody tr')
         return [int(x) for x in rows.evaluate_all("rs => rs.map((r) => r.dataset.id)")]
 
     def want_top(kind, heads_off=(), hide=()):
-        logits = step_logits(torch_models[kind], history, heads_off, hide)[-1].double()
+        logits = step_logits(torch_models[kind], histories[kind], heads_off, hide)[-1].double()
         return list(np.argsort(-torch.softmax(logits, -1).numpy(), kind="stable")[:10])
 
     before = {k: top_ids(k) for k in KINDS}
-    # switch head 2 of four off: the page says so, and the three models redraw on the identical context
+    # switch head 2 of four off: the page says so, and the three models redraw, each on its own context
     toggle = lab.locator('.inspect-attention[data-kind="attn4"] .head-toggle[data-head="1"]')
     assert toggle.get_attribute("aria-pressed") == "true"
     toggle.click()
@@ -180,7 +182,7 @@ def test_inspect_view_toggles_heads_hides_words_and_restores(lab, torch_models, 
     )
     assert lab.evaluate("document.activeElement.dataset.head") == "1"  # focus stays on the toggle
     assert top_ids("attn4") == want_top("attn4", [1])
-    # hide a word by clicking it: all three redraw without it
+    # hide a word (of the prompt: the same for all three) by clicking it: all three redraw without it
     lab.locator('.hide-tok[data-pos="2"]').click()
     lab.wait_for_function("document.querySelector('.intervention-state').textContent.includes('1 word hidden')")
     for kind in KINDS:

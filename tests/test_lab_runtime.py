@@ -359,6 +359,8 @@ def test_the_lab_reads_its_context_width_and_token_limit_from_the_build(browser,
         tok = page.evaluate("window.lab.tokenize('once upon a time')")
         assert len(tok["context"]) == 32 and tok["context"][-5:] == tok["history"][-5:]
         assert not any(m["ok"] for m in status["models"].values()), status  # the graphs take 64 IDs
+        # no usable model: lab.ready is not ok, and says why (issue 38.10)
+        assert not status["ok"] and "no model is usable" in status["error"], status
         assert page.evaluate("document.querySelector('#limit').value") == str(CONFIG.decoding.token_limit)
     finally:
         context.close()

@@ -46,6 +46,10 @@ RESTORE = (
   };
   window.lab.stop();
   await until('the running job to stop (Stop disabled)', () => document.querySelector('#stop').disabled);
+  // the page's experiment (heads off, words hidden) cleared the way a learner clears it
+  document.querySelector('#clear-experiment')?.click();
+  const note = document.querySelector('#experiment-note');
+  if (note) note.hidden = true;
   const now = """
     + CONTROLS
     + """;

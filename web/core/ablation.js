@@ -28,13 +28,48 @@ export function hideInWindow(window, historyLength, hidden) {
   return window;
 }
 
-// The windows of steps from..history.length-1: window t is the last `width` IDs
-// of history[0..t], left-padded with PAD (what the model read when it
-// predicted the token after history[t]).
-export function stepWindows(history, width, from = 0) {
+// The windows of steps from..to-1: window t is the last `width` IDs of
+// history[0..t], left-padded with PAD (what the model read when it predicted
+// the token after history[t]). Each window slices only its own `width` IDs, so
+// the work grows linearly with the history (never a copy of it per step).
+export function stepWindows(history, width, from = 0, to = history.length) {
   const out = [];
-  for (let t = from; t < history.length; t++) out.push(contextWindow(history.slice(0, t + 1), width));
+  for (let t = from; t < to; t++) out.push(contextWindow(history.slice(Math.max(0, t + 1 - width), t + 1), width));
   return out;
+}
+
+// Attention beside effect, the windows: the step's window (words in `hidden`
+// already hidden) and, for every other word of it that is still shown, the
+// same window with that word alone hidden too. The newest token (the query's
+// own slot) is never hidden. positions: the history positions, one per window
+// after the first.
+export function hideEachWindows(history, width, hidden = new Set()) {
+  const base = hideInWindow(contextWindow(history.slice(-width), width), history.length, hidden);
+  const first = history.length - width;
+  const positions = [];
+  const windows = [base];
+  for (let j = Math.max(0, -first); j < width - 1; j++) {
+    const p = first + j;
+    if (hidden.has(p)) continue;
+    const w = [...base];
+    w[j] = PAD_ID;
+    positions.push(p);
+    windows.push(w);
+  }
+  return { base, positions, windows };
+}
+
+// The ranking line's two words: the position with the highest mean attention
+// weight over the heads (null without attention) and the one whose hiding
+// moves the chosen token's log-probability most (largest |change|; ties: the
+// earlier position), and whether they are the same word.
+export function weightAndEffect(positions, delta, meanWeight = null) {
+  const best = (score) => positions.reduce((b, p, i) => (b === null || score(i) > score(b) ? i : b), null);
+  const effect = best((i) => Math.abs(delta[i]));
+  const weight = meanWeight ? best((i) => meanWeight[i]) : null;
+  return { top_effect: effect === null ? null : positions[effect],
+    top_weight: weight === null ? null : positions[weight],
+    same: weight === null || effect === null ? null : weight === effect };
 }
 
 // 1 for a head that is on, 0 for one switched off.

@@ -3,15 +3,16 @@
 // given as token IDs (logits, run, attentionMatrix). Every argument is checked
 // here, before anything on the page changes.
 
-import { MAX_BENCH_RUNS, MAX_CONTEXTS, MAX_SCORE_TOKENS, MAX_TEMPERATURE, MAX_TEXT_CHARS, MIN_TEMPERATURE,
-  checkAblation, checkBackend, checkContexts, checkIds, checkKind, checkText } from './guards.js';
+import { MAX_BENCH_RUNS, MAX_CONTEXTS, MAX_HISTORY_TOKENS, MAX_SCORE_TOKENS, MAX_TEMPERATURE, MAX_TEXT_CHARS,
+  MIN_TEMPERATURE, checkAblation, checkBackend, checkContexts, checkHistory, checkIds, checkKind, checkText,
+  show } from './guards.js';
 import { stepRows } from './steps.js';
-import { BOS_ID, PAD_ID } from '../core/tokenizer.js';
+import { wordEffects as effectsOf } from './effects.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { useBackend } from './backends.js';
 import { analyse } from './controls.js';
-import { benchmark, stop } from './jobs.js';
+import { benchmark, runJob, stop } from './jobs.js';
 import { generate, generateMany } from './job-generate.js';
 import { score } from './job-score.js';
 import { checkHeadCost, loadHeadCost } from './head-cost.js';
@@ -20,17 +21,17 @@ async function runContexts(kind, contexts, { backend, matrix = false, heads_off:
   await S.ready;
   checkKind(S.metadata, kind);
   const choice = checkBackend(backend ?? $('backend').value);
-  checkContexts(contexts, S.metadata.vocab_size, S.metadata.context);
+  const checked = checkContexts(contexts, S.metadata.vocab_size, S.metadata.context); // copies, then checks
   const ablation = checkAblation(S.metadata, { heads_off: headsOff });
   const status = await useBackend(choice);
-  const out = await call('run', { kind, backend: status.backend, contexts, matrix,
+  const out = await call('run', { kind, backend: status.backend, contexts: checked, matrix,
     headsOff: ablation.heads_off[kind] || null });
   const C = S.metadata.vocab_size;
-  const logits = contexts.map((_, b) => out.logits.slice(b * C, (b + 1) * C));
+  const logits = checked.map((_, b) => out.logits.slice(b * C, (b + 1) * C));
   let attention = null;
   if (out.attention) {
     const [, heads, slots] = out.attentionDims;
-    attention = contexts.map((_, b) => Array.from({ length: heads }, (__, h) =>
+    attention = checked.map((_, b) => Array.from({ length: heads }, (__, h) =>
       Array.from(out.attention.subarray((b * heads + h) * slots, (b * heads + h + 1) * slots))));
   }
   return { logits, attention, matrix: out.matrix || null, matrixDims: out.matrixDims || null,
@@ -54,8 +55,8 @@ async function attentionMatrix(kind, ids, options = {}) {
   await S.ready;
   checkKind(S.metadata, kind);
   if (!S.metadata.models[kind].heads) throw new Error(`${kind} has no attention, so it has no attention matrix`);
-  checkIds(ids, S.metadata.vocab_size, S.metadata.context, 'attentionMatrix\'s context');
-  const out = await runContexts(kind, [ids], { ...options, matrix: true });
+  const checked = checkIds(ids, S.metadata.vocab_size, S.metadata.context, 'attentionMatrix\'s context');
+  const out = await runContexts(kind, [checked], { ...options, matrix: true });
   const [, heads, T] = out.matrixDims;
   return Array.from({ length: heads }, (_, h) => Array.from({ length: T }, (__, q) =>
     Array.from(out.matrix.subarray((h * T + q) * T, (h * T + q + 1) * T))));
@@ -63,21 +64,36 @@ async function attentionMatrix(kind, ids, options = {}) {
 
 // Per-step attention: for each t, the final query's weights [head][64] when
 // the window is the last 64 IDs of ids[0..t] (what the model attended to when
-// it predicted the token after ids[t]); one batched call per 64 windows.
-async function attentionSteps(kind, ids, { backend } = {}) {
+// it predicted the token after ids[t]); one batched call per 64 windows. At
+// most MAX_HISTORY_TOKENS IDs (refused by name at once past it); a job of its
+// own, so lab.stop() ends it after the batch in flight.
+function attentionSteps(kind, ids, { backend } = {}) {
+  return runJob('attention-steps', async (job) => {
+    await S.ready;
+    checkKind(S.metadata, kind);
+    if (!S.metadata.models[kind].heads) throw new Error(`${kind} has no attention, so it has no attention steps`);
+    const history = checkHistory(ids, S.metadata.vocab_size);
+    return stepRows(kind, history, 0, backend ?? $('backend').value, null, job);
+  });
+}
+
+// Attention beside effect for the step after a token history: each word of
+// its window hidden alone (one batched call), the change in the target's
+// log-probability (default: the model's greedy choice there), beside each
+// head's attention weight on that word; on top of an experiment given as
+// heads_off and hide (positions of the history, as in lab.generate).
+async function wordEffects(kind, ids, { target, heads_off: headsOff, hide, backend } = {}) {
   await S.ready;
   checkKind(S.metadata, kind);
-  const heads = S.metadata.models[kind].heads;
-  if (!heads) throw new Error(`${kind} has no attention, so it has no attention steps`);
-  if (!Array.isArray(ids) || !ids.length) throw new Error('ids must be a non-empty array of token IDs (BOS first)');
-  ids.forEach((id, t) => {
-    if (!(Number.isInteger(id) && id >= 0 && id < S.metadata.vocab_size)) {
-      throw new Error(`token IDs must be integers from 0 to ${S.metadata.vocab_size - 1}; ids[${t}] is ${id}`);
-    }
-    if (id === PAD_ID) throw new Error(`ids is a token history and holds no <PAD>; ids[${t}] is ${PAD_ID}`);
-  });
-  if (ids[0] !== BOS_ID) throw new Error(`ids is a token history: it starts with <BOS> (ID ${BOS_ID})`);
-  return stepRows(kind, ids, 0, backend ?? $('backend').value);
+  const history = checkHistory(ids, S.metadata.vocab_size);
+  const C = S.metadata.vocab_size;
+  if (target !== undefined && target !== null && !(Number.isInteger(target) && target >= 0 && target < C)) {
+    throw new Error(`target must be a token ID, an integer from 0 to ${C - 1} (got ${show(target)})`);
+  }
+  const ablation = checkAblation(S.metadata, { heads_off: headsOff, hide }, history.length);
+  const status = await useBackend(checkBackend(backend ?? $('backend').value));
+  return effectsOf({ kind, history, target: target ?? null, headsOff: ablation.heads_off[kind] || null,
+    hidden: new Set(ablation.hide), backend: status.backend });
 }
 
 // What each head is worth on the whole test set (the results deck's table,
@@ -111,6 +127,7 @@ export const lab = {
   score,
   attentionMatrix,
   attentionSteps,
+  wordEffects,
   headCost,
   stop,
   benchmark,
@@ -120,6 +137,7 @@ export const lab = {
     return useBackend(choice);
   },
   limits: { min_temperature: MIN_TEMPERATURE, max_temperature: MAX_TEMPERATURE, max_bench_runs: MAX_BENCH_RUNS,
-    max_text_chars: MAX_TEXT_CHARS, max_score_tokens: MAX_SCORE_TOKENS, max_contexts: MAX_CONTEXTS },
+    max_text_chars: MAX_TEXT_CHARS, max_score_tokens: MAX_SCORE_TOKENS, max_contexts: MAX_CONTEXTS,
+    max_history_tokens: MAX_HISTORY_TOKENS },
   status: () => (S.status ? { ...S.status } : null),
 };

@@ -25,16 +25,22 @@ export function schedulePreview() {
   if (previewPending) return;
   previewPending = true;
   requestAnimationFrame(() => {
-    previewPending = false;
-    const text = $('prompt').value;
-    if (text.length > MAX_TEXT_CHARS) { // never tokenized: a pasted book would freeze the page
-      $('preview').replaceChildren();
-      $('preview-summary').textContent = `${text.length.toLocaleString('en-US')} characters: too long, the lab reads ` +
-        `at most ${MAX_TEXT_CHARS.toLocaleString('en-US')}. Shorten the text to generate or score.`;
-      return;
-    }
-    renderPreview($('preview'), $('preview-summary'), analyse(text), S.metadata.context);
+    if (previewPending) previewNow();
   });
+}
+
+// The token preview of the text in the box, drawn now (a run writes its prompt
+// there: the chips show it as the run starts, not a frame later).
+export function previewNow() {
+  previewPending = false;
+  const text = $('prompt').value;
+  if (text.length > MAX_TEXT_CHARS) { // never tokenized: a pasted book would freeze the page
+    $('preview').replaceChildren();
+    $('preview-summary').textContent = `${text.length.toLocaleString('en-US')} characters: too long, the lab reads ` +
+      `at most ${MAX_TEXT_CHARS.toLocaleString('en-US')}. Shorten the text to generate or score.`;
+    return;
+  }
+  renderPreview($('preview'), $('preview-summary'), analyse(text), S.metadata.context);
 }
 
 // The preset menu, grouped, with "Your own text" last; it opens on the preset
@@ -137,7 +143,7 @@ export function writeControls(o) {
   $('limit').value = String(o.limit);
   $('backend').value = o.backend;
   syncModeInputs();
-  schedulePreview();
+  previewNow();
 }
 
 // Sampled mode's settings do nothing in greedy mode: disabled there, with the reason beside them.
@@ -207,6 +213,7 @@ function modelsReady() {
 function waitReason() {
   if (location.protocol === 'file:') return 'The lab needs a local web server: see the message above.';
   if (S.job) {
+    if (S.job.kind === 'attention-steps') return 'lab.attentionSteps is running: Stop ends it.';
     return S.job.kind === 'benchmark' ? 'A benchmark is running: Stop ends it.'
       : S.job.kind === 'score' ? 'Scoring the text…' : null;
   }

@@ -2,6 +2,7 @@
 // gets a message that names it, before anything on the page changes.
 
 import { BACKENDS, MODELS_DIR, RUNTIMES, VENDOR_DIR } from './shared.js';
+import { BOS_ID, PAD_ID } from '../core/tokenizer.js';
 
 // Below this, softmax(logits / T) overflows to a one-hot (or NaN) distribution:
 // use greedy decoding instead.
@@ -14,6 +15,7 @@ export const MAX_SEED = 4294967295; // mulberry32's 32-bit state
 export const MAX_TEXT_CHARS = 100000; // a prompt or a text to score, in characters (about 20,000 words)
 export const MAX_SCORE_TOKENS = 4096; // the tokens one score reads (each is one context per model)
 export const MAX_CONTEXTS = 1024; // contexts in one lab.run or lab.logits call
+export const MAX_HISTORY_TOKENS = MAX_SCORE_TOKENS; // a token history of lab.attentionSteps or lab.wordEffects
 
 // A value as a message shows it: strings quoted, a BigInt marked as one (5n
 // would read as the integer 5), an object by its kind.
@@ -78,14 +80,56 @@ export function checkIds(ids, vocabSize, context, what = 'context') {
   if (ids instanceof BigInt64Array || ids instanceof BigUint64Array) {
     throw new Error(`${what} is a ${ids.constructor.name}: pass token IDs as Numbers (an array or an Int32Array)`);
   }
-  if (ids.length !== context) throw new Error(`${what} must hold ${context} token IDs, got ${ids.length}`);
-  for (let j = 0; j < ids.length; j++) {
-    const id = ids[j];
+  const n = ids.length; // read once: a getter cannot change it between the check and the use
+  if (n !== context) throw new Error(`${what} must hold ${context} token IDs, got ${n}`);
+  const copy = copyIds(ids, n, what);
+  for (let j = 0; j < n; j++) {
+    const id = copy[j];
     if (!(Number.isInteger(id) && id >= 0 && id < vocabSize)) {
       throw new Error(`token IDs must be integers from 0 to ${vocabSize - 1}; ${what} slot ${j} holds ${show(id)}`);
     }
   }
-  return ids;
+  return copy; // what was checked is what runs
+}
+
+// The IDs read once each into a plain array (copy, then check: an accessor or
+// a Proxy cannot answer one value to the check and another to the model); a
+// hole of a sparse array is refused by its index, never read as undefined or PAD.
+function copyIds(ids, n, what) {
+  const copy = new Array(n);
+  const plain = Array.isArray(ids);
+  for (let j = 0; j < n; j++) {
+    if (plain && !Object.hasOwn(ids, j)) {
+      throw new Error(`${what} has a hole at index ${j}: every slot holds a token ID`);
+    }
+    copy[j] = ids[j];
+  }
+  return copy;
+}
+
+// A token history (lab.attentionSteps, lab.wordEffects): a non-empty array of
+// at most MAX_HISTORY_TOKENS IDs, <BOS> first, no <PAD>; refused by name at once
+// past the bound (before any copy or model call); returns the checked copy.
+export function checkHistory(ids, vocabSize, what = 'ids') {
+  if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) {
+    throw new Error(`${what} must be a non-empty array of token IDs (BOS first), got ${show(ids)}`);
+  }
+  const n = ids.length;
+  if (!n) throw new Error(`${what} must be a non-empty array of token IDs (BOS first)`);
+  if (n > MAX_HISTORY_TOKENS) {
+    throw new Error(`${what} holds ${n.toLocaleString('en-US')} tokens; at most ` +
+      `${MAX_HISTORY_TOKENS.toLocaleString('en-US')} in one call (lab.limits.max_history_tokens): split the history`);
+  }
+  const copy = copyIds(ids, n, what);
+  for (let t = 0; t < n; t++) {
+    const id = copy[t];
+    if (!(Number.isInteger(id) && id >= 0 && id < vocabSize)) {
+      throw new Error(`token IDs must be integers from 0 to ${vocabSize - 1}; ${what}[${t}] is ${show(id)}`);
+    }
+    if (id === PAD_ID) throw new Error(`${what} is a token history and holds no <PAD>; ${what}[${t}] is ${PAD_ID}`);
+  }
+  if (copy[0] !== BOS_ID) throw new Error(`${what} is a token history: it starts with <BOS> (ID ${BOS_ID})`);
+  return copy;
 }
 
 // The contexts of lab.run and lab.logits: a non-empty array of such contexts.
@@ -93,12 +137,17 @@ export function checkContexts(contexts, vocabSize, context) {
   if (!Array.isArray(contexts) || !contexts.length) {
     throw new Error(`contexts must be a non-empty array of ID arrays (got ${show(contexts)})`);
   }
-  if (contexts.length > MAX_CONTEXTS) {
-    throw new Error(`${contexts.length.toLocaleString('en-US')} contexts in one call; at most ` +
+  const n = contexts.length;
+  if (n > MAX_CONTEXTS) {
+    throw new Error(`${n.toLocaleString('en-US')} contexts in one call; at most ` +
       `${MAX_CONTEXTS.toLocaleString('en-US')}: split them into several calls`);
   }
-  contexts.forEach((ctx, b) => checkIds(ctx, vocabSize, context, `context ${b}`));
-  return contexts;
+  const out = new Array(n);
+  for (let b = 0; b < n; b++) {
+    if (!Object.hasOwn(contexts, b)) throw new Error(`contexts has a hole at index ${b}: every entry is a context`);
+    out[b] = checkIds(contexts[b], vocabSize, context, `context ${b}`);
+  }
+  return out; // the checked copies: what runs
 }
 
 function fail(file, field, what) {

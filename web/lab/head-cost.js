@@ -52,12 +52,31 @@ export function loadHeadCost() {
 
 const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
-// One line of text: each head's cost, then all off.
-export function headCostText(entry, windows) {
-  const parts = entry.heads?.length > 1 ? entry.heads.map((h) => `head ${h.head} off ${signed(h.delta)}`) : [];
-  parts.push(`${entry.heads?.length > 1 ? 'all off' : 'its head off'} ${signed(entry.all_off.delta)}`);
-  return `Cost of switching heads off, on all ${windows.toLocaleString('en-US')} test targets (test ` +
-    `cross-entropy ${entry.on.loss.toFixed(3)} nats/token with every head on): ${parts.join(', ')} nats/token.`;
+// The model a head's cost is weighed against: for four heads the one-head
+// model, for one head the MLP (their test cross-entropy, from the same table).
+export function referenceFor(table, kind) {
+  if (kind === 'attn4' && num(table.by_kind?.attn1?.on?.loss)) {
+    return { label: 'the one-head model', loss: table.by_kind.attn1.on.loss };
+  }
+  if (kind !== 'mlp' && num(table.mlp?.loss)) return { label: 'the MLP', loss: table.mlp.loss };
+  return null;
+}
+
+// One line of text: each head's cost in nats, the perplexity it leads to and
+// whether that is worse than the reference model's; then all off.
+export function headCostText(entry, windows, reference = null) {
+  const cost = (delta) => {
+    const loss = entry.on.loss + delta;
+    const ppl = Math.exp(loss).toFixed(2);
+    if (!reference) return `${signed(delta)} (perplexity ${ppl})`;
+    const way = loss > reference.loss ? 'worse than' : 'still better than';
+    return `${signed(delta)} (perplexity ${ppl}, ${way} ${reference.label}'s ${Math.exp(reference.loss).toFixed(2)})`;
+  };
+  const parts = entry.heads?.length > 1 ? entry.heads.map((h) => `head ${h.head} off ${cost(h.delta)}`) : [];
+  parts.push(`${entry.heads?.length > 1 ? 'all off' : 'its head off'} ${cost(entry.all_off.delta)}`);
+  return `Cost of switching heads off, on all ${windows.toLocaleString('en-US')} test targets, in nats/token (test ` +
+    `cross-entropy ${entry.on.loss.toFixed(3)} nats/token, perplexity ${Math.exp(entry.on.loss).toFixed(2)}, with ` +
+    `every head on): ${parts.join('; ')}.`;
 }
 
 // The note beside a model's head toggles, filled when the table arrives.
@@ -65,7 +84,7 @@ export function headCostNote(kind, heads) {
   const note = el('p', { class: 'note head-cost', 'data-kind': kind, 'aria-live': 'polite',
     text: 'Test-set cost of each head: loading…' });
   loadHeadCost().then((table) => {
-    note.textContent = headCostText(checkHeadCost(table, kind, heads), table.test_windows);
+    note.textContent = headCostText(checkHeadCost(table, kind, heads), table.test_windows, referenceFor(table, kind));
     note.dataset.loaded = 'true';
   }).catch((err) => {
     note.textContent = `Test-set cost of each head: ${err.message}`;

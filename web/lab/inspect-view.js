@@ -10,7 +10,8 @@ import { distributions, heatColors, topRows } from '../core/inspect.js';
 import { slideLink } from './slides.js';
 import { clearCanvases } from './linking.js';
 import { matrixDetails } from './matrix-view.js';
-import { beforeAfter, headToggles, interventionPanel } from './intervene-view.js';
+import { headToggles, interventionPanel } from './intervene-view.js';
+import { greedyChoice, softmax } from '../core/decoding.js';
 import { roving } from './roving.js';
 
 export { installLinking, linkPosition } from './linking.js';
@@ -35,13 +36,15 @@ export function weightLegend() {
 //        matrixDims, chosen (ID) | null, own (bool)}
 // experiment: {ablation, onToggleHead, onToggleHide, onRestore, loadSteps, target} (intervene-view.js).
 export function renderInspect(container, { stepIndex, items, controls, vocab, metadata, sameFrom, onScore,
-  onSameContext, experiment = {} }) {
+  onSameContext, experiment = {}, mode = 'sampled' }) {
+  const greedy = mode === 'greedy';
   clearCanvases();
   const tops = [];
   const maps = [];
   const first = items.find((it) => it);
   const step = stepIndex + 1;
   const count = (n) => n.toLocaleString('en-US');
+  const probLine = `Probability: the model's own softmax over all ${count(metadata.vocab_size)} tokens. `;
   const intro = el('div', { class: 'inspect-intro' },
     el('p', { class: 'note' },
       sameFrom
@@ -50,13 +53,17 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
           '(shown above its table). ',
       el('label', { class: 'check' },
         el('input', { type: 'checkbox', id: 'same-context', checked: Boolean(sameFrom),
-          disabled: Boolean(experiment.active), onchange: (e) => onSameContext(e.target.checked) }),
+          onchange: (e) => onSameContext(e.target.checked) }),
         ' compare all three on the same context')),
-    el('p', { class: 'note' }, `Probability: the model's own softmax over all ${count(metadata.vocab_size)} tokens. `,
-      'Sampled with: softmax(logits / T) over the tokens that can be chosen, after top-k and top-p ' +
-      `(${describeControls(controls)}); `,
-      'rows cut by top-k or top-p are greyed. Change the controls above and these columns redraw. ',
-      slideLink('softmax', 'Slide: block special tokens, then softmax')));
+    greedy
+      ? el('p', { class: 'note' }, probLine,
+        'This run was greedy: each model took its most likely token that can be chosen, so the sampling ' +
+        'settings played no part. ', slideLink('greedy', 'Slide: greedy decoding'))
+      : el('p', { class: 'note' }, probLine,
+        'Sampled with: softmax(logits / T) over the tokens that can be chosen, after top-k and top-p ' +
+        `(${describeControls(controls)}); `,
+        'rows cut by top-k or top-p are greyed. Change the controls above and these columns redraw. ',
+        slideLink('softmax', 'Slide: block special tokens, then softmax')));
   const choosable = metadata.vocab_size - metadata.banned_ids.length;
   for (const kind of metadata.order) {
     const entry = metadata.models[kind];
@@ -70,17 +77,13 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
     }
     section.append(contextStrip(it, vocab));
     const dist = distributions(it.logits, controls);
-    if (it.chosen !== null && it.chosen !== undefined) {
-      section.append(el('p', { class: 'note chosen-line' }, 'Chose ',
-        el('strong', { class: 'tok-inline',
-          text: it.chosen === EOS_ID ? '<EOS>' : visibleToken(vocab.token(it.chosen)) }),
-        ` (probability ${fmt.pct(dist.model[it.chosen])})`,
-        it.chosen === EOS_ID ? ': the story ends here, so this model adds nothing more.' : '.'));
+    section.append(chosenLine(it, vocab, dist.model, experiment.active));
+    section.append(topTable(entry, dist, vocab, it.target, greedy));
+    if (it.effects) section.append(effectSection(it, entry, vocab));
+    if (!greedy) {
+      section.append(el('p', { class: 'note kept-line',
+        text: `Your controls keep ${count(dist.keptCount)} of the ${count(choosable)} tokens that can be chosen.` }));
     }
-    if (experiment.active) section.append(beforeAfter(it, vocab, experiment.target, dist.model));
-    section.append(topTable(entry, dist, vocab, it.chosen));
-    section.append(el('p', { class: 'note kept-line',
-      text: `Your controls keep ${count(dist.keptCount)} of the ${count(choosable)} tokens that can be chosen.` }));
     if (it.attention) maps.push(attentionSection(it, entry, vocab, experiment));
   }
   const own = items.find((x) => x && x.kind === experiment.source) || first;
@@ -129,34 +132,113 @@ function realSlots(context) {
   return real;
 }
 
+// The slots a model's window holds a word in: the real ones of the text it
+// read, a hidden word included (drawn as a masked slot, never removed).
+function wordSlots(it) {
+  return realSlots(it.original || it.context);
+}
+const isMasked = (it, j) => Boolean(it.original) && it.context[j] === PAD_ID && it.original[j] !== PAD_ID;
+const wordOf = (it, vocab, j) => vocab.token((it.original || it.context)[j]);
+
 function contextStrip(it, vocab) {
-  const real = realSlots(it.context);
+  const real = wordSlots(it);
   const shown = real.slice(-12);
-  const pieces = detokenizePieces(shown.map((j) => vocab.token(it.context[j])));
+  const pieces = detokenizePieces(shown.map((j) => wordOf(it, vocab, j)));
   const strip = el('p', { class: 'context-strip note' },
     el('span', { class: 'context-label', text: `Read (last ${shown.length} of ${real.length} tokens): ` }),
     real.length > shown.length ? '… ' : '',
-    shown.map((j, n) => el('span', { class: 'ctx-tok', 'data-pos': it.offset + j, tabindex: '-1',
-      title: `position ${it.offset + j} of the text`, dir: 'auto' },
-    visibleToken(pieces[n] || vocab.token(it.context[j])))));
+    shown.map((j, n) => el('span', { class: `ctx-tok${isMasked(it, j) ? ' masked' : ''}`, 'data-pos': it.offset + j,
+      tabindex: '-1', dir: 'auto',
+      title: `position ${it.offset + j} of the text${isMasked(it, j) ? ': hidden (masked like <PAD>)' : ''}` },
+    visibleToken(pieces[n] || wordOf(it, vocab, j)),
+    isMasked(it, j) ? el('span', { class: 'visually-hidden', text: ' (hidden)' }) : null)));
   roving(strip, '.ctx-tok', { start: 'last' }); // one Tab stop, arrow keys inside
   return strip;
 }
 
-function topTable(entry, dist, vocab, chosen) {
+// Attention beside effect: one row per word of the window, each head's
+// weight on it and the change in the chosen token's log-probability when that
+// word alone is hidden; then whether the highest-weight word is the
+// highest-effect one (weight is where a head looked, not what mattered).
+function effectSection(it, entry, vocab) {
+  const fx = it.effects;
+  if (fx.error) return el('p', { class: 'error', text: `Attention beside effect: ${fx.error}` });
+  const word = (p) => visibleToken(vocab.token(fx.words[fx.positions.indexOf(p)]));
+  const target = visibleToken(fx.target === EOS_ID ? '<EOS>' : vocab.token(fx.target));
+  const at = (p) => fx.positions.indexOf(p);
+  const signedNats = (d) => `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(2)}`;
+  const effectText = fx.top_effect === null ? 'no word can be hidden here'
+    : `hiding "${word(fx.top_effect)}" moves "${target}" most (${signedNats(fx.delta[at(fx.top_effect)])} nats)`;
+  const verdict = fx.attention
+    ? [`Highest mean attention weight: "${word(fx.top_weight)}" (${fx.mean_weight[at(fx.top_weight)].toFixed(2)}); `,
+      `${effectText}: `, el('strong', { text: fx.same ? 'the same word.' : 'different words.' }),
+      fx.same ? '' : ' Where a head looks is not the same as what the prediction needs.']
+    : ['No attention to weigh: ', effectText, '.'];
+  const heads = fx.attention ? fx.attention.length : 0;
+  const header = el('tr', {}, el('th', { scope: 'col', text: 'Word' }), el('th', { scope: 'col', text: 'Pos.' }),
+    Array.from({ length: heads }, (_, h) => el('th', { scope: 'col', text: heads > 1 ? `H${h + 1}` : 'Weight',
+      title: `head ${h + 1}'s attention weight` })),
+    el('th', { scope: 'col', text: 'Δ ln p', title: `change in ln p("${target}") with the word hidden alone` }));
+  const marks = (p) => [p === fx.top_effect ? 'top-effect' : '', p === fx.top_weight ? 'top-weight' : '']
+    .filter(Boolean).join(' ');
+  const rows = fx.positions.map((p, i) => el('tr', { 'data-pos': p, 'data-delta': String(fx.delta[i]),
+    class: marks(p) },
+  el('th', { scope: 'row', dir: 'auto', text: word(p) }), el('td', { text: String(p) }),
+  Array.from({ length: heads }, (_, h) => el('td', { 'data-head': h, 'data-weight': String(fx.attention[h][i]),
+    text: fx.attention[h][i].toFixed(3) })),
+  el('td', { class: fx.delta[i] > 0 ? 'raises' : 'lowers', text: signedNats(fx.delta[i]) })));
+  return el('details', { class: 'effects', 'data-kind': it.kind, open: true },
+    el('summary', { text: `Attention beside effect: each word hidden alone (${fx.positions.length} words)` }),
+    el('p', { class: 'note', text: `Per word: ${heads ? `each head's attention weight (${heads > 1 ? 'H1, H2, …' :
+      'Weight'}), then ` : ''}Δ ln p, the change in the log-probability of "${target}" (nats) when only that word ` +
+      'is hidden: negative means the prediction needed it.' }),
+    el('p', { class: 'note effect-verdict', 'data-same': String(fx.same), 'data-top-weight': String(fx.top_weight),
+      'data-top-effect': String(fx.top_effect) }, ...verdict),
+    el('div', { class: 'table-wrap effects-wrap', tabindex: '0', role: 'region',
+      'aria-label': `${entry.label}: attention and the effect of hiding each word` },
+    el('table', { class: 'numbers effects-table' }, el('thead', {}, header), el('tbody', {}, rows))));
+}
+
+// One statement of the model's chosen token and its probability: its own
+// choice at the step (or, on another card's context, the token it ranks
+// first there); under an experiment, before and after on that same context.
+function chosenLine(it, vocab, after, experiment) {
+  const word = (id) => el('strong', { class: 'tok-inline',
+    text: id === EOS_ID ? '<EOS>' : visibleToken(vocab.token(id)) });
+  const target = it.target;
+  if (target === null || target === undefined) return null;
+  const own = it.chosen !== null && it.chosen !== undefined;
+  const was = experiment && it.before ? softmax(it.before)[target] : after[target];
+  const lead = own ? ['Chose ', word(target), ` with probability ${fmt.pct(was)}`]
+    : ['On this context its top choice is ', word(target), ` (${fmt.pct(was)})`];
+  if (!experiment || !it.before) {
+    return el('p', { class: 'note chosen-line' }, ...lead,
+      own && target === EOS_ID ? ': the story ends here, so this model adds nothing more.' : '.');
+  }
+  const top = greedyChoice(it.logits);
+  return el('p', { class: 'note chosen-line before-after', 'data-before': String(was),
+    'data-after': String(after[target]), 'data-target': target, 'data-top-after': top },
+  ...lead, '; with your experiment it gets ', el('strong', { text: fmt.pct(after[target]) }),
+  top === target ? ' and is still its top choice.'
+    : ['; its top choice becomes ', word(top), ` (${fmt.pct(after[top])}).`]);
+}
+
+function topTable(entry, dist, vocab, chosen, greedy = false) {
   const rows = topRows(dist, 10);
   const head = el('tr', {}, el('th', { scope: 'col', text: '#' }), el('th', { scope: 'col', text: 'Next token' }),
     el('th', { scope: 'col', text: 'Probability' }),
-    el('th', { scope: 'col', class: 'sampled-col', text: 'Sampled with' }));
+    greedy ? null : el('th', { scope: 'col', class: 'sampled-col', text: 'Sampled with' }));
   const body = rows.map((t, r) => el('tr',
-    { class: [t.id === chosen ? 'chosen' : '', t.kept ? '' : 'cut'].filter(Boolean).join(' '), 'data-id': t.id },
+    { class: [t.id === chosen ? 'chosen' : '', greedy || t.kept ? '' : 'cut'].filter(Boolean).join(' '),
+      'data-id': t.id },
   el('td', { text: String(r + 1) }),
   el('td', {}, el('span', { class: `tok-inline${t.id === UNK_ID ? ' unk' : ''}`, dir: 'auto',
     text: visibleToken(vocab.token(t.id)) }),
   t.banned ? el('small', { class: 'note', text: ' never chosen' }) : null),
   el('td', { class: 'bar-cell' }, el('span', { class: 'bar', style: { width: `${Math.max(1, 100 * t.p)}%` } }),
     el('span', { class: 'bar-label', text: fmt.pct(t.p) })),
-  el('td', { class: 'sampled-cell', 'data-q': String(t.q) }, t.banned ? '–' : t.kept ? fmt.pct(t.q) : 'cut')));
+  greedy ? null : el('td', { class: 'sampled-cell', 'data-q': String(t.q) },
+    t.banned ? '–' : t.kept ? fmt.pct(t.q) : 'cut')));
   return el('table', { class: 'top10', 'aria-label': `${entry.label}: ten most likely next tokens` },
     el('thead', {}, head), el('tbody', {}, body));
 }
@@ -164,12 +246,13 @@ function topTable(entry, dist, vocab, chosen) {
 // ------------------------------------------------------------ attention
 function attentionSection(it, entry, vocab, experiment) {
   const heads = it.attention.length;
-  const real = realSlots(it.context);
+  const real = wordSlots(it);
   const pads = it.context.length - real.length;
   const query = it.context.length - 1;
-  const label = (j) => visibleToken(vocab.token(it.context[j]));
+  const label = (j) => visibleToken(wordOf(it, vocab, j));
+  const masked = (j) => (isMasked(it, j) ? ' masked' : '');
   const header = el('tr', {}, el('th', { scope: 'col', class: 'head-label', text: 'head' }),
-    real.map((j) => el('th', { scope: 'col', class: `ctx-label${j === query ? ' query' : ''}`,
+    real.map((j) => el('th', { scope: 'col', class: `ctx-label${j === query ? ' query' : ''}${masked(j)}`,
       'data-pos': it.offset + j, title: `position ${it.offset + j}${j === query ? ' (the query)' : ''}` },
     el('span', { dir: 'auto', text: `${j === query ? '▼ ' : ''}${label(j)}` }))));
   const rows = [];
@@ -178,9 +261,9 @@ function attentionSection(it, entry, vocab, experiment) {
       const w = it.attention[h][j];
       const c = heatColors(w);
       return el('td', {
-        class: `cell${j === query ? ' query' : ''}`, tabindex: '-1', 'data-pos': it.offset + j,
-        style: { backgroundColor: c.background, color: c.color },
-        title: `head ${h + 1}, "${vocab.token(it.context[j])}": ${w.toFixed(4)}`,
+        class: `cell${j === query ? ' query' : ''}${masked(j)}`, tabindex: '-1', 'data-pos': it.offset + j,
+        style: masked(j) ? {} : { backgroundColor: c.background, color: c.color },
+        title: `head ${h + 1}, "${wordOf(it, vocab, j)}": ${w.toFixed(4)}${masked(j) ? ' (hidden: masked)' : ''}`,
         'data-weight': w.toFixed(6),
       }, el('span', { 'aria-hidden': 'true', text: fmt.weight(w) }),
       el('span', { class: 'visually-hidden', text: `head ${h + 1}, ${label(j)}: ${w.toFixed(3)}` }));
@@ -198,7 +281,7 @@ function attentionSection(it, entry, vocab, experiment) {
     pads ? ` (${pads} PAD slot${pads === 1 ? '' : 's'} hidden: weight exactly 0)` : '',
     '. Opens at the newest tokens; scroll left for older ones.'),
   el('div', { class: 'table-wrap scroll-end' }, table));
-  if (it.matrix) section.append(matrixDetails(it, entry, vocab, real, experiment.loadSteps));
+  if (it.matrix) section.append(matrixDetails(it, entry, vocab, realSlots(it.context), experiment.loadSteps));
   return section;
 }
 

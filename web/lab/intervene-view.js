@@ -3,8 +3,7 @@
 // models then redraw on the identical context, and one click restores.
 
 import { PAD_ID } from '../core/tokenizer.js';
-import { el, fmt, visibleToken } from '../core/dom.js';
-import { softmax } from '../core/decoding.js';
+import { el, visibleToken } from '../core/dom.js';
 import { noAblation } from './guards.js';
 import { roving } from './roving.js';
 import { headCostNote } from './head-cost.js';
@@ -43,7 +42,8 @@ export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide,
       'Select a word to hide it: the attention models mask it as a key exactly like <PAD>, the MLP reads <PAD> ',
       'in its slot. A head switched off sends a zero message (zero ablation, the toggles on each attention card ',
       'below): what changes shows what the rest of the model does without that head, not what the head means. ',
-      'With an experiment on, all three models read the same context.'),
+      'Each model keeps its own text: a position in the prompt is the same word for all three, a later one is ',
+      'each model\'s own word (its context strip shows it masked). Generate and Score use the experiment too.'),
     strip,
     el('p', { class: 'note intervention-state', 'aria-live': 'polite' },
       active ? `Now: ${changes.join('; ')}. The probabilities below are with these changes. ` : 'Nothing changed yet. ',
@@ -62,13 +62,4 @@ export function headToggles(kind, label, heads, off, onToggle) {
       text: `Head ${h + 1} ${set.has(h) ? 'off' : 'on'}` })));
   roving(group, '.head-toggle'); // one Tab stop, arrow keys between the heads
   return [group, headCostNote(kind, heads)]; // beside them, what each head is worth on the test set
-}
-
-// Under an experiment: the probability of the step's chosen token before and after.
-export function beforeAfter(it, vocab, target, after) {
-  if (!it.before || target === null || target === undefined) return null;
-  const was = softmax(it.before)[target];
-  return el('p', { class: 'note before-after', 'data-before': String(was), 'data-after': String(after[target]) },
-    'With your changes, ', el('strong', { class: 'tok-inline', text: visibleToken(vocab.token(target)) }),
-    ` gets ${fmt.pct(after[target])} (was ${fmt.pct(was)}).`);
 }

@@ -13,6 +13,9 @@ import { problems, readControls, showProblems } from './controls.js';
 import { scoreContinuation } from './job-score.js';
 import { noAblation } from './guards.js';
 import { stepRows } from './steps.js';
+import { wordEffects } from './effects.js';
+import { greedyChoice } from '../core/decoding.js';
+import { ablation as pageAblation, changed, clearExperiment, onExperimentChange } from './experiment.js';
 
 // The context a model read at step i of the shown run, and the history
 // index of its first slot.
@@ -22,12 +25,8 @@ function stepContext(kind, index) {
   return { history, context: contextWindow(history, S.metadata.context), offset: history.length - S.metadata.context };
 }
 
-// The inspect view's experiment (hidden history positions, heads off per model);
-// positions index the history of the selected card's context at that step.
-function emptyAblation() {
-  return { heads_off: Object.fromEntries(S.metadata.order.filter((k) => S.metadata.models[k].heads)
-    .map((k) => [k, []])), hide: [] };
-}
+// The page's experiment (experiment.js): hidden history positions (of every
+// model's own text: the prompt's words are the same for all three) and heads off.
 
 export async function selectStep(kind, index) {
   S.selected = index;
@@ -54,10 +53,10 @@ async function inspectStep() {
   const run = S.run;
   const index = S.selected;
   if (!run || index === null) return;
-  if (!S.ablation) S.ablation = emptyAblation();
-  const ablation = S.ablation;
+  const ablation = pageAblation();
   const experiment = !noAblation(ablation);
-  const from = S.sameContext || experiment ? S.selectedKind : null;
+  // each model on its own context (its own chosen token before and after), unless the learner compares on one
+  const from = S.sameContext ? S.selectedKind : null;
   const requests = stepRequests(run, index, from);
   const token = ++S.inspectCounter;
   $('inspect-hint').hidden = true;
@@ -72,12 +71,21 @@ async function inspectStep() {
       const before = experiment ? (await call('run', { kind: r.kind, backend: run.backend, contexts: [r.context],
         logitsOnly: true })).logits : null;
       const [, heads, slots] = out.attentionDims || [];
-      return { ...r, context, original: r.context, entry, logits: out.logits, before,
+      // its own choice at the step; on another card's context, the token it ranked first there
+      const target = r.chosen ?? greedyChoice(before || out.logits);
+      return { ...r, context, original: r.context, entry, logits: out.logits, before, target,
         attention: out.attention ? splitRows(out.attention, heads, slots) : null,
         matrix: out.matrix || null, matrixDims: out.matrixDims ? out.matrixDims.slice(1) : null };
     } catch (err) {
       return { ...r, entry, error: err.message };
     }
+  }));
+  // attention beside effect: every word of each model's window hidden alone, one batched call per model
+  await Promise.all(items.map(async (it) => {
+    if (!it || it.error) return;
+    it.effects = await wordEffects({ kind: it.kind, history: it.history, target: it.target,
+      headsOff: ablation.heads_off[it.kind], hidden, backend: run.backend })
+      .catch((err) => ({ error: err.message }));
   }));
   if (token !== S.inspectCounter) return; // a newer selection won
   const source = from || S.selectedKind;
@@ -101,7 +109,7 @@ export function renderInspectPanel() {
   renderInspect($('inspect-body'), {
     stepIndex: S.inspected.index, items: S.inspected.items, vocab: S.vocab, metadata: S.metadata,
     controls: { temperature: controls.temperature, top_k: controls.top_k, top_p: controls.top_p },
-    sameFrom: S.inspected.from,
+    sameFrom: S.inspected.from, mode: S.run?.options.mode,
     onSameContext: (on) => { S.sameContext = on; inspectStep(); },
     onScore: () => scoreContinuation(S.selectedKind),
     experiment: { ablation: S.ablation, active: S.inspected.experiment, target: S.inspected.target,
@@ -121,6 +129,7 @@ function toggleHead(kind, head) {
   const off = new Set(S.ablation.heads_off[kind]);
   if (off.has(head)) off.delete(head); else off.add(head);
   S.ablation.heads_off[kind] = [...off].sort((a, b) => a - b);
+  changed();
   rerun(`.inspect-attention[data-kind="${kind}"] .head-toggle[data-head="${head}"]`);
 }
 
@@ -128,11 +137,12 @@ function toggleHide(pos) {
   const hide = new Set(S.ablation.hide);
   if (hide.has(pos)) hide.delete(pos); else hide.add(pos);
   S.ablation.hide = [...hide].sort((a, b) => a - b);
+  changed();
   rerun(`.hide-tok[data-pos="${pos}"]`);
 }
 
 function restore() {
-  S.ablation = emptyAblation();
+  clearExperiment();
   rerun('.hide-strip .hide-tok');
 }
 
@@ -141,7 +151,7 @@ function rerun(focusSelector) {
   inspectStep().then(() => document.querySelector(`#inspect-body ${focusSelector}`)?.focus());
 }
 
-// A new generation forgets the experiment.
-export function resetExperiment() {
-  S.ablation = null;
-}
+// Cleared from the workbench: the inspected step redraws without it.
+onExperimentChange(() => {
+  if (S.inspected && noAblation(S.ablation) && S.inspected.experiment) inspectStep();
+});

@@ -14,6 +14,7 @@ import { jobBackend, runJob, whenStopped } from './jobs.js';
 import { checkAblation } from './guards.js';
 import { hideInWindow } from '../core/ablation.js';
 import { analyse, schedulePreview, showPageError, showTask, syncTask } from './controls.js';
+import { applicable, experimentOn } from './experiment.js';
 
 const SCORE_BATCH = 32; // contexts per model call: one call stays well under 100 ms on WASM
 
@@ -23,7 +24,10 @@ export function score(options = {}, how = {}) {
 
 const STOPPED = 'stopped by you';
 
-async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, hide } = {}, { early = false } = {}) {
+// how.experiment (the Score button): with the page's experiment on, every
+// model scores the text twice, plain and with it (the result's `experiment`).
+async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, hide } = {},
+  { early = false, experiment: withExperiment = false } = {}) {
   await (early ? S.files : S.ready);
   if (text === undefined) throw new Error('score needs {text: "..."}: the text to score');
   checkText(text, 'the text to score');
@@ -38,10 +42,13 @@ async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, 
     throw new Error(`the text has ${targets.length.toLocaleString('en-US')} tokens to score; the lab scores at most ` +
       `${MAX_SCORE_TOKENS.toLocaleString('en-US')} at a time: shorten it`);
   }
+  const second = withExperiment && headsOff === undefined && hide === undefined && experimentOn()
+    ? applicable(a.history.length) : null;
+  const plainContexts = second ? contexts.map((c) => [...c]) : null;
   const hidden = new Set(ablation.hide);
   contexts.forEach((ctx, t) => hideInWindow(ctx, t + 1, hidden)); // target t is read from history[0..t]
   showTask('score');
-  const progress = { done: 0, total: targets.length * S.metadata.order.length };
+  const progress = { done: 0, total: targets.length * S.metadata.order.length * (second ? 2 : 1) };
   renderScoreProgress($('score-body'), progress);
   const models = {};
   for (const kind of S.metadata.order) {
@@ -55,10 +62,27 @@ async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, 
       models[kind] = { probabilities: [], cross_entropy: null, perplexity: null, error: err.message };
     }
   }
+  let experiment = null;
+  if (second) {
+    const hiddenToo = new Set(second.hide);
+    const ablated = plainContexts.map((ctx, t) => hideInWindow(ctx, t + 1, hiddenToo));
+    const summaries = {};
+    for (const kind of S.metadata.order) {
+      if (job.stopped) throw new Error(STOPPED);
+      try {
+        summaries[kind] = { ...summarize(await logProbabilities(job, kind, status.backend, ablated, targets,
+          second.heads_off[kind], progress)), error: null };
+      } catch (err) {
+        if (job.stopped) throw new Error(STOPPED, { cause: err });
+        summaries[kind] = { probabilities: [], cross_entropy: null, perplexity: null, error: err.message };
+      }
+    }
+    experiment = { heads_off: second.heads_off, hide: second.hide, not_applied: second.dropped, models: summaries };
+  }
   const result = { text, tokens: a.tokens.concat(eos ? ['<EOS>'] : []), ids: targets, eos: Boolean(eos),
     backend: status.backend, heads_off: ablation.heads_off, hide: ablation.hide, models,
-    least_surprised: leastPerToken(models, targets.length) };
-  S.score = { ...result, contexts };
+    least_surprised: leastPerToken(models, targets.length), experiment };
+  S.score = { ...result, contexts, history: a.history };
   await renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
   return result;
 }

@@ -9,7 +9,8 @@ import { S, $ } from './state.js';
 import { useBackend } from './backends.js';
 import { updateGenerate } from './controls.js';
 
-const RUNNING = { benchmark: 'a benchmark', score: 'a score', generation: 'a generation' };
+const RUNNING = { benchmark: 'a benchmark', score: 'a score', generation: 'a generation',
+  'attention-steps': 'an attentionSteps call' };
 
 function beginJob(kind) {
   if (S.job) {
@@ -57,6 +58,7 @@ export async function stop() {
   if (job.stopped) return;
   job.stopped = true;
   job.onStop();
+  if (job.kind === 'attention-steps') return; // it ends on the page, after the batch in flight
   await call('stop', { runId: job.runId });
 }
 

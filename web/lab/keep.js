@@ -5,6 +5,9 @@
 
 import { S, $ } from './state.js';
 import { readControls, selectPreset, showTask, task, writeControls } from './controls.js';
+import { SETUP_KEYS, setupAddress } from './address.js';
+import { checkAblation } from './guards.js';
+import { emptyAblation } from './experiment.js';
 
 const KEY = 'attention-lab-place-v1';
 
@@ -16,8 +19,32 @@ export function savePlace() {
   const store = storage();
   if (!store || !S.metadata) return;
   const place = { ...readControls(), preset: $('preset').value, task: task(), eos: $('score-eos').checked,
-    ran: S.shown === task() };
+    ran: S.shown === task(), ablation: S.ablation,
+    step: S.run && S.selected !== null ? { kind: S.selectedKind, index: S.selected } : null };
   try { store.setItem(KEY, JSON.stringify(place)); } catch { /* quota: nothing kept */ }
+  // a page opened from a link: its address follows the learner's changes, so that Back brings those back
+  const params = new URLSearchParams(location.search);
+  if (SETUP_KEYS.some((k) => params.has(k))) {
+    try { history.replaceState(history.state, '', setupAddress()); } catch { /* an address it may not set */ }
+  }
+}
+
+// The setup of a link (address.js readAddress, checked): applied to the
+// controls, the experiment and the step to inspect; returns the task to run
+// once the models are ready (run=1), or null.
+export function applySetup(v) {
+  if (v.task) showTask(v.task);
+  const controls = { ...readControls() };
+  for (const key of ['prompt', 'mode', 'temperature', 'top_k', 'top_p', 'seed', 'limit', 'backend']) {
+    if (v[key] !== undefined) controls[key] = v[key];
+  }
+  writeControls(controls);
+  if (v.eos !== undefined) $('score-eos').checked = v.eos;
+  if (v.heads_off || v.hide) {
+    S.ablation = { heads_off: v.heads_off ?? emptyAblation().heads_off, hide: v.hide ?? [] };
+  }
+  S.pendingStep = v.step ?? null;
+  return v.run ? task() : null;
 }
 
 export function keepPlace() {
@@ -37,6 +64,9 @@ export function restorePlace() {
     writeControls({ ...readControls(), ...pick(place) });
     if (place.preset === 'custom') selectPreset('custom');
     $('score-eos').checked = Boolean(place.eos);
+    if (place.ablation) S.ablation = checkAblation(S.metadata, place.ablation); // the experiment, checked again
+    S.pendingStep = place.step && S.metadata.order.includes(place.step.kind) && Number.isInteger(place.step.index)
+      ? place.step : null;
   } catch {
     return null; // a stale or foreign entry: start fresh
   }

@@ -26,8 +26,11 @@ import { generate, onGenerationEvent } from './job-generate.js';
 import { renderInspectPanel } from './job-inspect.js';
 import { score, scoreContinuation } from './job-score.js';
 import { lab } from './api.js';
-import { keepPlace, restorePlace } from './keep.js';
+import { applySetup, keepPlace, restorePlace } from './keep.js';
+import { readAddress, setupAddress, showAddressNote } from './address.js';
+import { selectStep } from './job-inspect.js';
 import { installReplay } from './replay-view.js';
+import { showExperimentNote } from './experiment.js';
 
 const t0 = performance.now();
 
@@ -87,17 +90,19 @@ function wireControls() {
   $('generate').addEventListener('click', () => {
     $('outputs-section').scrollIntoView({ block: 'start' }); // the tokens stream in view
     S.shown = 'generate';
-    generate({}, { early: true }).then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
+    const how = { early: true, experiment: true };
+    generate({}, how).then((r) => announce('outputs-section', `Generated: ${S.metadata.order.map((k) =>
       `${S.metadata.models[k].label} ${r.models[k].new_tokens} tokens`).join(', ')}. Select a token to inspect it.`))
       .catch((err) => showPageError(err.message));
   });
   $('score').addEventListener('click', () => {
     S.shown = 'score';
-    score({ text: $('prompt').value, eos: $('score-eos').checked }, { early: true })
+    score({ text: $('prompt').value, eos: $('score-eos').checked }, { early: true, experiment: true })
       .then(() => announce('score-view', 'Scored: the numbers and every token are below.'))
       .catch((err) => showPageError(err.message));
   });
   $('stop').addEventListener('click', () => { stop(); });
+  $('copy-link').addEventListener('click', () => { copyLink(); });
 }
 
 // The model cards (with the phone switcher) and the results table.
@@ -184,13 +189,18 @@ function readyReport(choice, planned, status) {
   const now = performance.now();
   const networkBytes = [...Object.values(report.runtimes), ...S.metadata.order.map((k) => report[k])]
     .reduce((a, r) => a + (r?.network_bytes ?? 0), 0);
-  return { backend: status.backend ?? null, choice, ok: Boolean(status.ok), runtime: report.runtime,
+  // ok only when at least one model can run: a runtime with no usable model is no lab
+  const usable = Object.values(models).some((m) => m.ok);
+  const ok = Boolean(status.ok) && usable;
+  const error = ok ? null : status.ok ? `no model is usable on ${status.backend}: ${S.metadata.order
+    .map((k) => `${k}: ${models[k].error || 'not ready'}`).join('; ')}` : status.error;
+  return { backend: status.backend ?? null, choice, ok, runtime: report.runtime,
     runtimes: report.runtimes, planned_runtimes: planned.runtimes, network_bytes: networkBytes,
     choice_reason: status.choice_reason ?? null, software_adapter: status.software_adapter ?? null,
     timed_ms: status.timed_ms ?? null,
     fallback_reason: status.fallback_reason ?? null, adapter: status.adapter ?? null,
-    error: status.ok ? null : status.error, models, ready_ms: now - t0, page_ms: now,
-    first_model_ready_ms: S.firstReadyAt ?? (status.ok ? now : null) };
+    error, models, ready_ms: now - t0, page_ms: now,
+    first_model_ready_ms: S.firstReadyAt ?? (ok ? now : null) };
 }
 
 async function start() {
@@ -204,7 +214,10 @@ async function start() {
   wireControls();
   buildCards();
   syncTask();
-  const repeat = restorePlace(); // Back from a slide: the text, the controls, and the run to show again
+  // a link's setup (checked, a bad value refused by name), else, back from a slide, the kept place
+  const address = readAddress();
+  showAddressNote(address.problems);
+  const repeat = address.used ? applySetup(address.values) : restorePlace();
   keepPlace();
   filesLoaded();
   const choice = $('backend').value;
@@ -222,6 +235,7 @@ async function start() {
   $('runtime').insertBefore($('load-progress'), $('runtime').querySelector('.table-wrap'));
   offline.then((o) => (o.ok ? keepOffline() : null)).catch(() => {});
   showModelErrors(status);
+  showExperimentNote();
   S.shown = repeat;
   return readyReport(choice, planned, status);
 }
@@ -234,12 +248,38 @@ async function keepOffline() {
   return kept;
 }
 
-// Back from a slide: the run the learner had shown runs again (seeded, so it comes back the same).
+// Back from a slide or a link's run=1: the run the learner had shown runs
+// again (seeded, so it comes back the same), with the experiment, and the
+// step that was inspected is inspected again.
 function repeatRun() {
-  if (S.shown === 'generate') generate().catch((err) => showPageError(err.message));
-  if (S.shown === 'score') {
-    score({ text: $('prompt').value, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));
+  const how = { experiment: true };
+  if (S.shown === 'generate') {
+    generate({}, how).then(() => {
+      const step = S.pendingStep;
+      S.pendingStep = null;
+      if (step && S.run && step.index < S.run.models[step.kind].steps.length) return selectStep(step.kind, step.index);
+      return null;
+    }).catch((err) => showPageError(err.message));
   }
+  if (S.shown === 'score') {
+    score({ text: $('prompt').value, eos: $('score-eos').checked }, how).catch((err) => showPageError(err.message));
+  }
+}
+
+// The Copy link button: the setup in the address bar, on the clipboard where the browser lets the page write
+// there, and in the box beside the button (to copy by hand).
+async function copyLink() {
+  const url = setupAddress();
+  try { history.replaceState(history.state, '', url); } catch { /* an address it may not set */ }
+  $('copy-link-out').value = url;
+  $('copy-link-box').hidden = false;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(url);
+    copied = true;
+  } catch { /* no clipboard permission: the box holds the link */ }
+  $('copy-link-status').textContent = copied ? 'Link copied: it opens this setup (text, settings, experiment, ' +
+    'inspected step).' : 'Copy the link from the box: it opens this setup.';
 }
 
 window.lab = lab;

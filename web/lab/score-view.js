@@ -10,6 +10,7 @@ import { softmax, topK } from '../core/decoding.js';
 import { slideLink } from './slides.js';
 
 const SHORT = { mlp: 'MLP', attn1: '1 head', attn4: '4 heads' };
+const RUNTIME_NAMES = { webgpu: 'WebGPU', wasm: 'WASM (CPU)' };
 
 function scoreLegend() {
   const bits = [0, 2, 4, 7, 10, SCORE_MAX_BITS];
@@ -99,6 +100,11 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
     el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scores on this text' }, summary),
     rankNote(sc, metadata),
+    el('p', { class: 'note run-settings', text: `Settings: scored ${sc.ids.length} ` +
+      `token${sc.ids.length === 1 ? '' : 's'} ${sc.eos ? 'with' : 'without'} the <EOS> target · ` +
+      `${RUNTIME_NAMES[sc.backend] || sc.backend}` +
+      `${sc.experiment ? ' · with and without your experiment' : ''}.` }),
+    experimentScores(sc, metadata, vocab),
     scoreLegend(),
     el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in %; ` +
       'then the model least surprised by it and by how many nats its −ln p is below the next model\'s. ' +
@@ -114,6 +120,39 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
     tokens.append(...sc.tokens.slice(start, start + RENDER_SLICE).map((tok, j) => tokenButton(tok, start + j)));
   }
   tokens.removeAttribute('aria-busy');
+}
+
+const notApplied = (list) => (list.length ? `; position${list.length > 1 ? 's' : ''} ${list.join(', ')} past this ` +
+  'text, not hidden' : '');
+
+// Beside the plain scores, the same text with the page's experiment: per model
+// its cross-entropy and perplexity, and which way and by how much it moved.
+function experimentScores(sc, metadata, vocab) {
+  const ex = sc.experiment;
+  if (!ex) return null;
+  const hidden = ex.hide.map((p) => `"${visibleToken(vocab.token(sc.history[p]))}" (position ${p})`);
+  const off = metadata.order.filter((k) => ex.heads_off[k]?.length)
+    .map((k) => `${metadata.models[k].label}: head${ex.heads_off[k].length > 1 ? 's' : ''} ` +
+      `${ex.heads_off[k].map((h) => h + 1).join(', ')} off`);
+  const what = [...off, hidden.length ? `hidden: ${hidden.join(', ')}` : null].filter(Boolean).join('; ');
+  const lines = metadata.order.map((k) => {
+    const was = sc.models[k];
+    const now = ex.models[k];
+    if (was.error || now.error) {
+      return el('li', { 'data-kind': k, text: `${metadata.models[k].label}: ${now.error || was.error}` });
+    }
+    const d = now.cross_entropy - was.cross_entropy;
+    const way = Math.abs(d) < 5e-4 ? 'unchanged' : d > 0 ? `worse by ${fmt.num(d, 3)} nats/token`
+      : `better by ${fmt.num(-d, 3)} nats/token`;
+    return el('li', { 'data-kind': k, 'data-cross-entropy': String(now.cross_entropy), 'data-delta': String(d) },
+      `${metadata.models[k].label}: ${fmt.num(now.cross_entropy, 3)} nats/token (perplexity ` +
+      `${fmt.num(now.perplexity, 2)}) with your experiment, ${fmt.num(was.cross_entropy, 3)} (perplexity ` +
+      `${fmt.num(was.perplexity, 2)}) without: ${way}.`);
+  });
+  return el('section', { class: 'score-experiment', 'aria-label': 'The same text with your experiment' },
+    el('h3', { text: 'With your experiment' }),
+    el('p', { class: 'note', text: `${what}${notApplied(ex.not_applied)}. The token cells below are without it.` }),
+    el('ul', { class: 'note' }, lines));
 }
 
 // The row under the three cells: the least surprised model and its lead in nats.

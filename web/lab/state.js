@@ -27,6 +27,7 @@ export const S = {
   inspectCounter: 0, // the latest inspect request: an older answer that arrives later is dropped
   score: null, // the last score result
   shown: null, // 'generate' or 'score': the last run started from the page's buttons (kept for Back)
+  pendingStep: null, // {kind, index}: the step a link or a kept place inspects once its run is shown
   ablation: null, // the inspect view's experiment: {heads_off: {kind: [heads]}, hide: [history positions]}
 };
 

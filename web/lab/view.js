@@ -1,10 +1,12 @@
 // The lab's page pieces that are not the inspect or score panels: the token
 // preview, the model cards and their continuations, the tables.
 
-import { UNK_ID, detokenizePieces } from '../core/tokenizer.js';
+import { EOS_ID, UNK_ID, detokenizePieces } from '../core/tokenizer.js';
 import { el, fmt, visibleToken } from '../core/dom.js';
 import { slideLink } from './slides.js';
 import { roving } from './roving.js';
+import { chosenIds, describeAblation, firstDifference } from './experiment.js';
+import { noAblation } from './guards.js';
 
 export { el, fmt, visibleToken };
 
@@ -59,6 +61,9 @@ export function modelCard(kind, entry) {
   const explain = el('p', { class: 'note stop-explain', hidden: true });
   const scoreThis = el('button', { type: 'button', class: 'link-button score-this', hidden: true,
     text: 'Score this continuation with all three models' });
+  const settings = el('p', { class: 'note run-settings', hidden: true });
+  const experiment = el('section', { class: 'experiment-run', hidden: true,
+    'aria-label': `${entry.label}: the same run with your experiment` });
   const card = el('article',
     { class: 'model-card', 'data-kind': kind, id: `card-${kind}`, 'aria-labelledby': `card-${kind}-title` },
     el('h3', { id: `card-${kind}-title`, text: entry.label }),
@@ -69,9 +74,58 @@ export function modelCard(kind, entry) {
     el('p', { class: 'output-label note', text: 'Continuation (prompt in grey):' }),
     text,
     el('p', { class: 'output-label note', text: 'Tokens: select one to inspect that step' }),
-    chips, explain, scoreThis, stats);
-  return { card, values, text, output: chips, explain, scoreThis, error: card.querySelector('.model-error'),
-    status: card.querySelector('.model-status') };
+    chips, explain, experiment, scoreThis, settings, stats);
+  return { card, values, text, output: chips, explain, scoreThis, settings, experiment,
+    error: card.querySelector('.model-error'), status: card.querySelector('.model-status') };
+}
+
+// The settings that made a run, on its card (what a shared link carries too).
+export function describeSettings(o, backend) {
+  const parts = [o.mode === 'sampled' ? `sampled: T = ${fmt.num(o.temperature, 2)}, top-k ${o.top_k || 'off'}, ` +
+    `top-p ${o.top_p < 1 ? fmt.num(o.top_p, 2) : 'off'}, seed ${o.seed}` : 'greedy', `limit ${o.limit}`,
+  backendName(backend)];
+  return parts.join(' · ');
+}
+
+export function renderSettings(view, run) {
+  const on = run.ablation && !noAblation(run.ablation);
+  const exp = on ? ` · experiment: ${describeAblation(run.ablation, run.history)}` : '';
+  view.settings.hidden = false;
+  view.settings.textContent = `Settings: ${describeSettings(run.options, run.backend)}${exp}.`;
+}
+
+// Under the plain continuation, the same run with the page's experiment: its
+// text and tokens, the first step where it chose differently marked in both strips.
+export function renderExperimentRun(view, run, kind) {
+  const box = view.experiment;
+  for (const b of view.output.querySelectorAll('.tok.diverge')) b.classList.remove('diverge');
+  if (!run.experiment) { box.hidden = true; box.replaceChildren(); return; }
+  const plain = run.models[kind];
+  const m = run.experiment.results[0][kind];
+  const a = run.experiment.ablation;
+  const done = Boolean(plain.stats && m.stats);
+  const mine = chosenIds(m);
+  const at = done ? firstDifference(chosenIds(plain), mine) : null;
+  // a run's step i as a word: its token, <EOS>, or nothing (it had stopped)
+  const name = (r, i) => (i < r.tokens.length ? visibleToken(r.tokens[i])
+    : r.stats?.stop === 'eos' && i === r.tokens.length ? '<EOS>' : 'nothing (it had stopped)');
+  const chips = mine.map((id, i) => el('span', { class: `tok exp-tok${i === at ? ' diverge' : ''}${id === EOS_ID
+    ? ' eos' : ''}`, 'data-step': i, 'data-id': id, title: `step ${i + 1} with your experiment` }, name(m, i)));
+  if (at !== null) view.output.querySelector(`.tok[data-step="${at}"]`)?.classList.add('diverge');
+  const pieces = detokenizePieces([...run.promptTokens, ...m.tokens]);
+  const verdict = !done ? (m.stats || !plain.stats ? '' : 'Running with your experiment…')
+    : at === null ? `The same ${mine.length} token${mine.length === 1 ? '' : 's'} as without it.`
+      : `First differs at step ${at + 1}: ${name(m, at)} instead of ${name(plain, at)} (marked in both).`;
+  box.hidden = false;
+  box.dataset.diverge = at === null ? '' : String(at);
+  box.replaceChildren(
+    el('p', { class: 'output-label note' }, el('strong', { text: 'With your experiment' }),
+      ` (${describeAblation(a, run.history)})${a.dropped?.length ? `; position${a.dropped.length > 1 ? 's' : ''} ` +
+        `${a.dropped.join(', ')} past this prompt, not hidden` : ''}:`),
+    el('p', { class: 'continuation experiment-text', dir: 'auto' },
+      el('span', { class: 'generated', text: pieces.slice(run.promptTokens.length).join('') })),
+    el('div', { class: 'output exp-output', role: 'group', 'aria-label': 'tokens with your experiment' }, chips),
+    el('p', { class: 'note exp-verdict', 'aria-live': 'polite', text: verdict }));
 }
 
 // The continuation twice: as readable text (punctuation attached, as
