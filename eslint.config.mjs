@@ -19,7 +19,7 @@ export default [
     languageOptions: { sourceType: 'script', globals: { ...globals.serviceworker } },
   },
   {
-    files: ['tests/**/*.mjs', 'eslint.config.mjs'],
+    files: ['tests/**/*.mjs', 'site_builder/*.mjs', 'eslint.config.mjs'],
     languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { ...globals.node } },
   },
   {

@@ -70,7 +70,7 @@ def stamp(site: Path) -> str:
         if rel.endswith(STAMPED_FILES) and not rel.startswith("vendor/"):
             path = site / rel
             text = path.read_text(encoding="utf-8")
-            stamped = stamp_text(text, rel, files.__contains__, build)
+            stamped = stamp_text(text, rel, (files - {VERSION_FILE}).__contains__, build)  # read fresh: never stamped
             if stamped != text:
                 path.write_text(stamped, encoding="utf-8")
     (site / VERSION_FILE).write_text(json.dumps({"build": build}) + "\n", encoding="utf-8")

@@ -15,7 +15,7 @@ from support.statements import fmt_int, slide, table, takeaway, text_of
 
 # 1. query rows the model was never trained on
 def test_every_query_row_says_which_row_was_trained_and_shows_the_per_step_rows(site_dir):
-    teach = slide(site_dir, "results", "For teaching: every query row")
+    teach = slide(site_dir, "results", "Appendix · For teaching: every query row")
     assert "only ever used the last query row" in takeaway(teach) and "never trained" in takeaway(teach)
     ps = table(site_dir, "results_per_step")
     if not ps.get("available"):

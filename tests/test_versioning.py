@@ -51,7 +51,7 @@ def test_every_reference_in_the_built_site_carries_its_build(site_dir):
         text = (site_dir / rel).read_text(encoding="utf-8")
         stamped += len(re.findall(rf"\?v={build}\b", text))
         assert not re.search(r"\?v=(?!" + build + r")[0-9a-f]{16}", text), f"{rel} names another build"
-        again = stamp_text(text, rel, files.__contains__, "UNSTAMPED")
+        again = stamp_text(text, rel, (files - {versioning.VERSION_FILE}).__contains__, "UNSTAMPED")
         unstamped += [f"{rel}: {line.strip()}" for line in again.splitlines() if "?v=UNSTAMPED" in line]
     assert not unstamped, unstamped[:10]
     assert stamped > 100
