@@ -154,3 +154,39 @@ def test_repeated_top_token_names_its_position(site_dir):
     for top in att["top"]:
         if att["real_words"].count(top["token"]) > 1:
             assert f"Head {top['head']}: most weight on {top['token']} at position {top['position']}" in t
+
+
+def test_the_cost_takeaway_ranks_training_times_only_when_the_runs_do_not_overlap(site_dir):
+    """Training seconds were measured on a shared machine: the takeaway may say one
+    attention model trains faster only when their runs' times do not overlap."""
+    times = table(site_dir, "results_paired")["times"]
+    t1, t4 = times["attn1"]["seconds"], times["attn4"]["seconds"]
+    text = takeaway(slide(site_dir, "results", "What it costs: parameters and training time"))
+    if min(t4) <= max(t1) and min(t1) <= max(t4):
+        assert "do not say which trains faster" in text and "median training time" not in text, text
+    else:
+        word = "lower" if times["attn4"]["median"] < times["attn1"]["median"] else "higher"
+        assert f"{word} than one head's" in text, text
+
+
+def test_the_noise_slide_names_exactly_the_runs_not_trained_on_pinned_code_paths(site_dir):
+    import json
+
+    from common.layout import MODELS
+    from models.nets import KINDS, LABELS
+
+    runs = json.loads(MODELS.results.read_text(encoding="utf-8"))["runs"]
+    unpinned = [r for r in runs if not r.get("numerics", "").startswith("pinned")]
+    text = text_of(slide(site_dir, "results", "Is it noise?")["html"])
+    if not unpinned:
+        assert f"All {len(runs)} runs of the table were trained on the pinned code paths" in text
+        return
+    assert f"{len(unpinned)} of the {len(runs)} runs (" in text, text
+    for kind in KINDS:
+        seeds = sorted(r["seed"] for r in unpinned if r["kind"] == kind)
+        label = LABELS[kind][0].lower() + LABELS[kind][1:]
+        named = re.search(re.escape(label) + r" seeds? ([0-9 and]+?)(?:;|\))", text)
+        if seeds:
+            assert named and named.group(1) == " and ".join(map(str, seeds)), (kind, text)
+        else:
+            assert not named, (kind, text)

@@ -6,7 +6,7 @@ damaged copy; back online (the host again on the same port), the deck loads whol
 from __future__ import annotations
 
 from site_builder.static_server import start_server
-from support.pages import build_of, wait_for_promise
+from support.pages import build_of, wait_for_precache
 
 
 def test_a_damaged_cached_script_is_named_offline_and_dropped(browser, site_dir):
@@ -19,14 +19,7 @@ def test_a_damaged_cached_script_is_named_offline_and_dropped(browser, site_dir)
     try:
         page.goto(f"{url}/decks/part2.html")
         page.wait_for_function("navigator.serviceWorker.controller !== null")
-        wait_for_promise(
-            page,
-            """async ([name, key]) => (await caches.has(name))
-                && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
-            [f"attention-course-shell-{build}", f"/sw-precached.txt?v={build}"],
-            120,
-            "the precache marker",
-        )
+        wait_for_precache(page, build)
         damaged = """async ([name, key]) => { const c = await caches.open(name);
             if (!(await c.match(location.origin + key))) throw new Error('not kept');
             await c.put(location.origin + key, new Response('export const broken = ;',

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from site_builder.serve import start_server
-from support.pages import PageWatch, build_of, wait_for_promise, wait_kept
+from support.pages import PageWatch, build_of, wait_for_precache, wait_kept
 
 PRECACHE_BUDGET = 3_000_000  # bytes a first visit to the index may move, precache included (gzipped)
 
@@ -33,14 +33,7 @@ def test_a_first_visit_keeps_every_page_and_an_unvisited_deck_opens_offline(brow
         build = build_of(site_dir)
         page.goto(f"{url}/index.html")
         page.wait_for_function("navigator.serviceWorker.controller !== null")
-        wait_for_promise(
-            page,
-            """async ([name, key]) => (await caches.has(name))
-                && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
-            [f"attention-course-shell-{build}", f"/sw-precached.txt?v={build}"],
-            120,
-            "the precache marker",
-        )
+        wait_for_precache(page, build)
         moved = server.bytes_sent
         print(f"first visit to the index, precache included: {moved:,} bytes")
         assert moved < PRECACHE_BUDGET

@@ -17,7 +17,7 @@ import pytest
 from common.publish import MARKER, staging_dir, swap_in
 from site_builder import versioning
 from site_builder.static_server import start_server
-from support.pages import build_of, wait_for_promise
+from support.pages import build_of, wait_for_precache
 
 PAGE_BUILD = "[...document.querySelectorAll('script[src*=\"?v=\"]')].map((s) => /[?&]v=(\\w+)/.exec(s.src)[1])[0]"
 
@@ -60,17 +60,6 @@ def builds(site_dir, tmp_path):
     server.shutdown()
 
 
-def precached(page, build):
-    wait_for_promise(
-        page,
-        """async ([name, key]) => (await caches.has(name))
-            && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
-        [f"attention-course-shell-{build}", f"/sw-precached.txt?v={build}"],
-        120,
-        "the precache marker",
-    )
-
-
 def open_deck(page, url, slug):
     page.goto(f"{url}/decks/{slug}.html")
     page.wait_for_function("window.Reveal && Reveal.isReady()")
@@ -85,7 +74,7 @@ def test_an_open_tab_fetches_its_own_builds_files_after_a_rebuild(browser, build
     try:
         open_deck(page, url, "part2")
         page.wait_for_function("navigator.serviceWorker.controller !== null")
-        precached(page, a)
+        wait_for_precache(page, a)
         builds["rebuild"]()
         # a file A kept: A's bytes, not C's
         got = page.evaluate(
@@ -111,7 +100,7 @@ def test_offline_a_cut_off_precache_of_a_new_build_leaves_the_whole_older_copy(b
     try:
         open_deck(page, url, "part2")
         page.wait_for_function("navigator.serviceWorker.controller !== null")
-        precached(page, a)
+        wait_for_precache(page, a)
         builds["rebuild"]()
         # C's precache cut off after part3's page: its HTML in C's cache, none of its files
         page.evaluate(

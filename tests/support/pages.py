@@ -63,6 +63,19 @@ def wait_for_promise(page, fn: str, arg=None, timeout_s: float = 30, what: str =
         page.wait_for_timeout(200)
 
 
+def wait_for_precache(page, build: str) -> None:
+    """Wait until the service worker has precached the whole course of ``build``
+    (its marker file, the last it stores, is in that build's shell cache)."""
+    wait_for_promise(
+        page,
+        """async ([name, key]) => (await caches.has(name))
+            && (await (await caches.open(name)).match(location.origin + key)) !== undefined""",
+        [f"attention-course-shell-{build}", f"/sw-precached.txt?v={build}"],
+        120,
+        "the precache marker",
+    )
+
+
 def build_of(site: Path) -> str:
     """The build id of a built site (site_builder.versioning)."""
     return json.loads((site / "version.json").read_text(encoding="utf-8"))["build"]

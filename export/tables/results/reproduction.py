@@ -92,6 +92,12 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
         "unpinned_runs": len(unpinned),
         "unpinned_seeds": sorted({r["seed"] for r in unpinned}),
         "unpinned_seeds_text": " and ".join(str(s) for s in sorted({r["seed"] for r in unpinned})),
+        "unpinned_text": "; ".join(
+            f"{LABELS[k][0].lower() + LABELS[k][1:]} seed{'s' if len(seeds) > 1 else ''} "
+            + " and ".join(str(s) for s in seeds)
+            for k in KINDS
+            if (seeds := sorted(r["seed"] for r in unpinned if r["kind"] == k))
+        ),
         "retrain_hours": cost / 3600,
         "retrain_minutes_per_kind": {k: s / 60 for k, s in pinned_seconds.items()},
         "header": ["model", "seed", "code paths", "same weights as committed", "test loss", "minutes"],
