@@ -194,9 +194,9 @@ def test_the_results_deck_states_what_the_record_says(site_dir, record, results)
     assert ("Not rerun:" in text) == bool(missing)  # the slide claims exactly the kinds rerun
     for r in record["reruns"]:
         assert r["cpu"] in text and r["torch_version"] in text
-    unpinned = sorted({r["seed"] for r in results["runs"] if not pinned(r)})
-    if unpinned:
-        assert "Seeds " + " and ".join(map(str, unpinned)) in text
+    unpinned = [r for r in results["runs"] if not pinned(r)]
+    if unpinned:  # which ones: test_deck_statements' noise-slide test
+        assert f"{len(unpinned)} of the {len(results['runs'])} runs (" in text
     else:
         assert f"All {len(results['runs'])} runs of the table were trained on the pinned code paths" in text
     assert "none of the seed-to-seed spread is rounding noise" not in text
