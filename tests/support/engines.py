@@ -28,6 +28,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from support.pages import link_file
+
 ROOT = Path(__file__).resolve().parents[2]
 BRIDGE = ROOT / "tests" / "firefox_bridge.mjs"
 FIREFOX = os.environ.get("FIREFOX", "/usr/bin/firefox-esr")
@@ -69,7 +71,7 @@ PROBLEMS = """() => ({
 def watched_site(site_dir: Path, root: Path) -> Path:
     """root/site: the built site with every HTML page loading /engine-watch.js
     first (a classic script, before any of the page's own); every other file a
-    symlink to the build's."""
+    hard link to the build's (support.pages.link_file)."""
     site, site_dir = root / "site", site_dir.resolve()
     for folder, _, files in os.walk(site_dir):
         rel = Path(folder).relative_to(site_dir)
@@ -82,7 +84,7 @@ def watched_site(site_dir: Path, root: Path) -> Path:
                 html = html[:head] + '<script src="/engine-watch.js"></script>' + html[head:]
                 (site / rel / name).write_text(html, encoding="utf-8")
             else:
-                os.symlink(source, site / rel / name)
+                link_file(source, site / rel / name)
     (site / "engine-watch.js").write_text(WATCH_SCRIPT, encoding="utf-8")
     return site
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 from urllib.parse import urlparse
@@ -36,19 +37,25 @@ class PageWatch:
         assert not self.outside, f"requests outside the origin: {self.outside}"
 
 
+def link_file(source, target) -> None:
+    """``target`` as a hard link to ``source`` (a copy across file systems). Not a
+    symlink: the static server answers a link that leads out of the site as missing."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 def linked_site(site_dir: Path, root: Path, skip=()) -> Path:
-    """root/site: a copy of the built site made of symlinks, with a real onnx/
-    folder whose files are links too, except the names in ``skip`` (the caller
-    writes its own version of those)."""
-    site = root / "site"
-    site.mkdir()
-    for entry in site_dir.iterdir():
-        if entry.name != SITE_ONNX:
-            os.symlink(entry, site / entry.name)
-    (site / SITE_ONNX).mkdir()
-    for f in (site_dir / SITE_ONNX).iterdir():
-        if f.name not in skip:
-            os.symlink(f, site / SITE_ONNX / f.name)
+    """root/site: a copy of the built site made of hard links (link_file), except
+    the onnx/ files named in ``skip`` (the caller writes its own version of those).
+    Replace a file rather than write into it: a hard link shares the build's bytes."""
+    site, onnx = root / "site", (site_dir / SITE_ONNX).resolve()
+
+    def ignore(folder, names):
+        return [n for n in names if n in skip] if Path(folder).resolve() == onnx else []
+
+    shutil.copytree(site_dir, site, copy_function=link_file, ignore=ignore)
     return site
 
 
