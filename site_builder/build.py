@@ -141,6 +141,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:  # replaces the copy of web/lab/index.html
         titles = {deck.slug: [slide.title for slide in deck.slides] for deck in decks}  # web/lab/slides.js
+        check_lab_slide_links(inp.web / "lab" / "slides.js", titles, inp.root)
         html = env.get_template("web/lab/index.html").render(
             root="../",
             token_limit=CONFIG.decoding.token_limit,
@@ -149,6 +150,24 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
         )
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
     versioning.stamp(staging)  # last: every reference gets the build id of the finished site
+
+
+LAB_SLIDE = re.compile(r"^\s*(\w+): \{ deck: '(\w+)', title: '([^']*)' \},?$", re.M)
+
+
+def check_lab_slide_links(slides_js: Path, titles: dict[str, list[str]], root: Path) -> None:
+    """Every slide the lab links to (web/lab/slides.js names it by deck and
+    heading) is a heading of this build's decks: a renamed or removed slide
+    stops the build instead of sending the lab's link to a deck's title slide."""
+    where = _rel(slides_js, root)
+    links = LAB_SLIDE.findall(slides_js.read_text(encoding="utf-8"))
+    if not links:
+        raise BuildError(f"{where}: no slide links found (expected lines like  key: {{ deck: 'maps', title: '...' }},)")
+    for key, deck, title in links:
+        if deck not in titles:
+            raise BuildError(f"{where}: {key} names deck {deck!r}, which is not a deck of this build")
+        if title not in titles[deck]:
+            raise BuildError(f"{where}: {key} names the slide {title!r}, which no slide of {deck} is headed")
 
 
 def _template_where(exc: jinja2.TemplateError, inp: Inputs) -> str:

@@ -97,7 +97,7 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       'and gave a probability to the token that really comes next. ',
       'Cross-entropy is the mean of −ln p over the tokens; perplexity is e to that power: ',
       'a perplexity of 20 is as unsure as a fair pick among 20 tokens. ',
-      slideLink('perplexity', 'Slide: cross-entropy and perplexity')),
+      slideLink('perplexity', 'Slide: perplexity')),
     el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scores on this text' }, summary),
     rankNote(sc, metadata),
     el('p', { class: 'note run-settings', text: `Settings: scored ${sc.ids.length} ` +

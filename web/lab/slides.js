@@ -16,8 +16,8 @@ export const SLIDES = {
   topp: { deck: 'part3', title: 'Sampling: top-k and top-p cut the tail' },
   attention: { deck: 'maps', title: 'Softmax turns scores into weights' },
   matrix: { deck: 'part2', title: 'All rows at once: the matrix form' },
-  perplexity: { deck: 'results', title: 'Cross-entropy and perplexity' },
-  results: { deck: 'results', title: 'Measured results' },
+  perplexity: { deck: 'part3', title: 'Perplexity: the loss as an effective number of choices' },
+  results: { deck: 'results', title: 'All three models, every seed' },
 };
 
 let titles = null;
