@@ -18,15 +18,21 @@ def _slides(tmp_path, body):
 
 
 def test_every_named_heading_passes(tmp_path):
-    path = _slides(tmp_path, "  greedy: { deck: 'maps', title: 'Greedy choice or a sampled one' },\n"
-                             "  perplexity: { deck: 'part3', title: 'Perplexity: the loss' },\n")
+    path = _slides(
+        tmp_path,
+        "  greedy: { deck: 'maps', title: 'Greedy choice or a sampled one' },\n"
+        "  perplexity: { deck: 'part3', title: 'Perplexity: the loss' },\n",
+    )
     check_lab_slide_links(path, TITLES, tmp_path)
 
 
 @pytest.mark.parametrize(
     "line, words",
     [
-        ("  perplexity: { deck: 'results', title: 'Perplexity: the loss' },\n", ["perplexity", "'results'", "not a deck"]),
+        (
+            "  perplexity: { deck: 'results', title: 'Perplexity: the loss' },\n",
+            ["perplexity", "'results'", "not a deck"],
+        ),
         ("  results: { deck: 'maps', title: 'Measured results' },\n", ["results", "'Measured results'", "maps"]),
     ],
 )
