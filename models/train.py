@@ -15,6 +15,7 @@ import copy
 import math
 import platform
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -171,6 +172,46 @@ def aggregate(runs: list[dict]) -> dict:
     return out
 
 
+class OtherVocabulary(RuntimeError):
+    """Training would write a vocabulary into a folder whose kept runs were trained with another."""
+
+
+def _needs_training(folder: ModelsFolder, results: dict, kind: str, seed: int) -> bool:
+    recorded = any(r["kind"] == kind and r["seed"] == seed for r in results["runs"])
+    has_checkpoint = folder.info(kind).exists() and folder.weights(kind).exists()
+    return not recorded or (seed == CHECKPOINT_SEED and not has_checkpoint)
+
+
+def refuse_other_vocabulary(folder: ModelsFolder, vocab, results: dict, todo, data_path) -> None:
+    """Raises OtherVocabulary when ``vocab`` differs from the folder's vocab.json
+    and the folder keeps runs or checkpoints this call does not retrain: they
+    would then sit beside a vocabulary they were not trained with (``--data`` a
+    learner's own stories into models/ would overwrite the committed one)."""
+    if not folder.vocab.exists():
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        vocab.save(Path(tmp) / "vocab.json")
+        new = sha256_file(Path(tmp) / "vocab.json")
+    old = sha256_file(folder.vocab)
+    if new == old:
+        return
+    retrained = set(todo)
+    kept = [f"{r['kind']} seed {r['seed']}" for r in results["runs"] if (r["seed"], r["kind"]) not in retrained]
+    kept += [
+        f"the {kind} checkpoint"
+        for kind in KINDS
+        if folder.info(kind).exists() and (CHECKPOINT_SEED, kind) not in retrained
+    ]
+    if kept:
+        source = data_path or "the shipped stories"
+        raise OtherVocabulary(
+            f"{folder.vocab}: training on {source} fits another vocabulary (SHA-256 {new[:12]}..., "
+            f"the folder's is {old[:12]}...), and {folder.root} keeps runs trained with the folder's: "
+            f"{', '.join(kept)}; train into a folder of its own (--out NEW_FOLDER), "
+            "or pass --fresh with every kind and seed to replace them all"
+        )
+
+
 def run_protocol(
     profile: Profile | str = "course",
     out_dir: Path = MODELS_DIR,
@@ -183,6 +224,14 @@ def run_protocol(
     profile = PROFILES[profile] if isinstance(profile, str) else profile
     folder = ModelsFolder(Path(out_dir))
     corpus = prepare(profile, data_path)
+    results = {"profile": profile.name, "runs": []}
+    if not fresh and folder.results.exists():
+        results = read_json(folder.results, RuntimeError, "training results")
+    seeds = seeds or profile.seeds
+    todo = [(seed, kind) for seed in seeds for kind in kinds if _needs_training(folder, results, kind, seed)]
+    if not todo:  # nothing to train: the folder's vocabulary, audit and records stay as they are
+        return results
+    refuse_other_vocabulary(folder, corpus.vocab, results, todo, data_path)
     write_json(folder.audit, corpus.audit)
     folder.checkpoints.mkdir(parents=True, exist_ok=True)
     corpus.vocab.save(folder.vocab)
@@ -192,46 +241,37 @@ def run_protocol(
         "test": corpus.windows("test"),
     }
     probes = probe_set(corpus.vocab)
-    results = {"profile": profile.name, "runs": []}
-    if not fresh and folder.results.exists():
-        results = read_json(folder.results, RuntimeError, "training results")
-    seeds = seeds or profile.seeds
-    for seed in seeds:  # seed-major: all seed-11 checkpoints come first
-        for kind in kinds:
-            recorded = any(r["kind"] == kind and r["seed"] == seed for r in results["runs"])
-            has_checkpoint = folder.info(kind).exists() and folder.weights(kind).exists()
-            if recorded and (seed != CHECKPOINT_SEED or has_checkpoint):
-                continue
-            results["runs"] = [r for r in results["runs"] if not (r["kind"] == kind and r["seed"] == seed)]
-            recorder = TraceRecorder(probes, trace_steps(profile))
-            record, model = train_run(kind, seed, profile, data, len(corpus.vocab), progress, recorder=recorder)
-            if seed == CHECKPOINT_SEED:
-                weights = save_checkpoint(
-                    model,
-                    {
-                        "seed": seed,
-                        "selected_step": record["selected_step"],
-                        "profile": profile.name,
-                        "test_loss": record["test_loss"],
-                    },
-                    folder,
-                )
-                trace_run = {
+    for seed, kind in todo:  # seed-major: all seed-11 checkpoints come first
+        results["runs"] = [r for r in results["runs"] if not (r["kind"] == kind and r["seed"] == seed)]
+        recorder = TraceRecorder(probes, trace_steps(profile))
+        record, model = train_run(kind, seed, profile, data, len(corpus.vocab), progress, recorder=recorder)
+        if seed == CHECKPOINT_SEED:
+            weights = save_checkpoint(
+                model,
+                {
                     "seed": seed,
                     "selected_step": record["selected_step"],
-                    "checkpoint_sha256": sha256_file(weights),
-                    "numerics": record["numerics"],
-                    "train_seconds": record["train_seconds"],
-                    "recording_seconds": recorder.seconds,
-                    "points": recorder.points,
-                }
-                save_run(folder, profile.name, corpus.vocab, kind, trace_run)
-            results["runs"].append(record)
-            results["runs"].sort(key=lambda r: (KINDS.index(r["kind"]), r["seed"]))
-            results["aggregate"] = aggregate(results["runs"])
-            results["validation_windows"] = len(data["val"][1])
-            results["test_windows"] = len(data["test"][1])
-            write_json(folder.results, results)
+                    "profile": profile.name,
+                    "test_loss": record["test_loss"],
+                },
+                folder,
+            )
+            trace_run = {
+                "seed": seed,
+                "selected_step": record["selected_step"],
+                "checkpoint_sha256": sha256_file(weights),
+                "numerics": record["numerics"],
+                "train_seconds": record["train_seconds"],
+                "recording_seconds": recorder.seconds,
+                "points": recorder.points,
+            }
+            save_run(folder, profile.name, corpus.vocab, kind, trace_run)
+        results["runs"].append(record)
+        results["runs"].sort(key=lambda r: (KINDS.index(r["kind"]), r["seed"]))
+        results["aggregate"] = aggregate(results["runs"])
+        results["validation_windows"] = len(data["val"][1])
+        results["test_windows"] = len(data["test"][1])
+        write_json(folder.results, results)
     return results
 
 
@@ -253,7 +293,10 @@ def main(argv=None) -> None:
     numerics.pin(args.threads)  # before torch runs anything
     print(f"numerics: {numerics.describe()}")
     out = args.out or (MODELS_DIR if args.profile == "course" else BUILD_DIR / args.profile)
-    results = run_protocol(args.profile, out, args.data, tuple(args.kinds), args.seeds, args.fresh)
+    try:
+        results = run_protocol(args.profile, out, args.data, tuple(args.kinds), args.seeds, args.fresh)
+    except OtherVocabulary as exc:
+        raise SystemExit(f"models.train: {exc}") from exc
     for kind, agg in results.get("aggregate", {}).items():
         ppl = agg["test_perplexity"]
         sd = f" ± {ppl['sd']:.2f}" if ppl["sd"] is not None else ""

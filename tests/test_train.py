@@ -12,10 +12,10 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 from common.layout import MODELS, ModelsFolder
 from models import train
 from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
-from models.corpus import PROFILES, prepare
+from models.corpus import PROFILES, load_stories, prepare
 from models.nets import KINDS, build, count_parameters
 from models.records import load_trace
-from models.train import aggregate, mean_loss, run_protocol, validation_slice
+from models.train import OtherVocabulary, aggregate, mean_loss, run_protocol, validation_slice
 from support.protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 
 # The smoke profile (what CI trains), with the checkpoint seed only.
@@ -121,6 +121,53 @@ def test_resume_skips_recorded_runs(smoke_run):
     out, first, _ = smoke_run
     again = run_protocol(SMOKE, out, kinds=KINDS, progress=False)
     assert again["runs"] == first["runs"]
+
+
+@pytest.fixture
+def other_stories(smoke_run, tmp_path):
+    """A copy of the smoke run's folder, and a .jsonl of the shipped stories with
+    two frequent words exchanged (so its vocabulary differs from the folder's)."""
+    import shutil
+
+    out, _, _ = smoke_run
+    folder = tmp_path / "models"
+    shutil.copytree(out, folder)
+    swap = {"dog": "cat", "cat": "dog"}
+    lines = [
+        json.dumps({"text": " ".join(swap.get(w, w) for w in s["text"].split(" ")) + " zyzzyva"})
+        for s in load_stories()
+    ]
+    data = tmp_path / "mine.jsonl"
+    data.write_text("\n".join(lines), encoding="utf-8")
+    return ModelsFolder(folder), data
+
+
+def test_another_data_file_with_nothing_to_train_writes_nothing(other_stories):
+    """Every run is recorded, so --data trains nothing and the folder's vocabulary
+    and corpus audit stay the ones its checkpoints were trained with (issue 38.6)."""
+    folder, data = other_stories
+    before = {p: p.read_bytes() for p in (folder.vocab, folder.audit, folder.results)}
+    run_protocol(SMOKE, folder.root, data_path=data, kinds=KINDS, progress=False)
+    assert {p: p.read_bytes() for p in before} == before
+    for kind in KINDS:
+        load_checkpoint(kind, folder)  # the vocab check still passes
+
+
+def test_training_other_stories_beside_kept_runs_is_refused_by_name(other_stories, monkeypatch):
+    """A new run on other stories would overwrite the vocabulary the kept runs and
+    checkpoints were trained with: refused before anything is written."""
+    folder, data = other_stories
+    before = folder.vocab.read_bytes()
+    with pytest.raises(OtherVocabulary) as err:
+        run_protocol(SMOKE, folder.root, data_path=data, kinds=("mlp",), seeds=(12,), progress=False)
+    message = str(err.value)
+    assert str(folder.vocab) in message and str(data) in message and "--out" in message
+    assert "attn4 seed 11" in message and "the mlp checkpoint" in message
+    assert folder.vocab.read_bytes() == before
+    monkeypatch.setattr(train.numerics, "pin", lambda threads: None)  # the test process keeps its threads
+    with pytest.raises(SystemExit, match=r"^models\.train: .*another vocabulary"):
+        train.main(["--profile", "smoke", "--out", str(folder.root), "--data", str(data), "--seeds", "12"])
+    assert folder.vocab.read_bytes() == before
 
 
 def test_checkpoint_round_trip(smoke_run):
