@@ -14,6 +14,8 @@ vocabulary, results, corpus audit and training trace; train only what is missing
   schema, the vocabulary's SHA-256, and the SHA-256 and selected step of each
   checkpoint it was recorded with. A missing or corrupt trace stops the build;
   it is rewritten only by retraining a seed-11 run (`make train`).
+- Each seed-11 run in results.json must record the test loss and selected
+  step its checkpoint's JSON records (a relabelled results table stops the build).
 - The reproduction record (models/reproduction.json, models/reproduce.py),
   when present, is checked for its schema; a corrupt one stops the build.
 - Every checkpoint's recorded settings (its model sizes and seed) and every
@@ -140,6 +142,8 @@ def plan(models_dir: Path = MODELS_DIR, config: CourseConfig = CONFIG) -> Plan:
             no_checkpoint.append(kind)
     if mismatches := settings_mismatches(infos, results, config):
         raise SettingsMismatch("\n".join(mismatches))
+    if results is not None:
+        check_results_match_checkpoints(folder, infos, results)
     if infos:  # with no checkpoint at all, training writes the trace afresh
         check_trace(folder, infos, vocab)
     if folder.reproduction.exists():  # optional: a fresh training writes none
@@ -153,6 +157,23 @@ def plan(models_dir: Path = MODELS_DIR, config: CourseConfig = CONFIG) -> Plan:
             times = [r["train_seconds"] for r in results["runs"] if r["kind"] == kind]
             p.seconds[kind] = statistics.median(times) if times else None
     return p
+
+
+def check_results_match_checkpoints(folder: ModelsFolder, infos: dict, results: dict) -> None:
+    """Each checkpoint's JSON records the test loss and selected step of the
+    seed-11 run that wrote it; results.json must record the same for that run
+    (a relabelled or edited results table otherwise passes every schema check).
+    Raises CheckpointError naming both files and both values."""
+    for kind, info in infos.items():
+        run = next((r for r in results["runs"] if r["kind"] == kind and r["seed"] == CHECKPOINT_SEED), None)
+        if run is None:  # not recorded: planned for training
+            continue
+        for key in ("test_loss", "selected_step"):
+            if run.get(key) != info.get(key):
+                raise CheckpointError(
+                    f"{folder.results} records {key}={run.get(key)} for {kind} seed {CHECKPOINT_SEED}, "
+                    f"but {folder.info(kind)} (the checkpoint that run wrote) records {info.get(key)}"
+                )
 
 
 def check_trace(folder: ModelsFolder, infos: dict, vocab) -> None:

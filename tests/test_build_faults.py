@@ -354,6 +354,25 @@ def test_a_results_field_of_the_wrong_type_is_named(models_copy):
         load_results(path, CheckpointError)
 
 
+def test_results_relabelled_against_their_checkpoints_stop_ensure_naming_both_files(models_copy, capsys, monkeypatch):
+    """The MLP's and the one-head model's seed-11 outcomes exchanged in results.json
+    (schema, settings and aggregate all consistent): each checkpoint's JSON still
+    records its own run's test loss, so ensure stops (issue 38 item 5)."""
+    from models.train import aggregate
+
+    calls = _no_training(monkeypatch)
+    path = models_copy / "results.json"
+    results = json.loads(path.read_text())
+    mlp, attn1 = (next(r for r in results["runs"] if r["kind"] == k and r["seed"] == 11) for k in ("mlp", "attn1"))
+    for key in ("test_loss", "test_perplexity", "val_loss", "selected_step"):
+        mlp[key], attn1[key] = attn1[key], mlp[key]
+    results["aggregate"] = aggregate(results["runs"])
+    path.write_text(json.dumps(results))
+    rc, log = _ensure(models_copy, capsys)
+    assert rc == 1 and not calls and "Traceback" not in log
+    assert str(path) in log and str(models_copy / "checkpoints" / "mlp.json") in log and "test_loss" in log
+
+
 def test_a_swapped_vocabulary_stops_ensure_and_export_naming_the_file(models_copy, capsys, monkeypatch, tmp_path):
     calls = _no_training(monkeypatch)
     vocab_path = models_copy / "checkpoints" / "vocab.json"
