@@ -146,6 +146,30 @@ def execute(source: Path, tables: Path = TABLES, cwd: Path | None = None, timeou
         finally:
             if km.has_kernel:  # nbclient leaves a kernel manager it did not create running
                 km.shutdown_kernel(now=False)
+    return settle(nb, source.stem)
+
+
+def settle(nb, name: str):
+    """Make an executed notebook's bytes a function of its inputs alone, so two
+    clones of one commit build the same site (and the same build id): cell ids
+    ``<name>-<n>`` instead of nbformat's random ones, and each cell's consecutive
+    stream outputs of one stream joined (the kernel splits them by timing)."""
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"{name}-{i}"[-64:]
+        outputs = []
+        for out in cell.get("outputs", []):
+            prev = outputs[-1] if outputs else None
+            if (
+                prev is not None
+                and out.get("output_type") == "stream"
+                and prev.get("output_type") == "stream"
+                and prev.get("name") == out.get("name")
+            ):
+                prev["text"] = prev["text"] + out["text"]
+            else:
+                outputs.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = outputs
     return nb
 
 

@@ -122,6 +122,25 @@ def test_only_changed_notebooks_are_executed_again(tmp_path):
     assert notebooks.run_all(folder, tables, out, force=True, log=lambda *_: None)["tiny"] is not None
 
 
+def test_two_runs_of_one_notebook_write_the_same_bytes(tmp_path):
+    """Cell ids are the notebook's name and index, not nbformat's random ones, and a
+    cell's output printed across a pause is one stream output, so two clones of a
+    commit build the same notebooks (issue 38 item 10: build ids differed)."""
+    folder, tables = tmp_path / "nb", tmp_path / "tables"
+    tiny_notebook(folder, "import time\nprint('a', flush=True)\ntime.sleep(0.5)\nprint('b', flush=True)")
+    tables.mkdir()
+    (tables / "t.json").write_text('{"x": 1}', encoding="utf-8")
+    written = []
+    for out in (tmp_path / "one", tmp_path / "two"):
+        notebooks.run_all(folder, tables, out, log=lambda *_: None)
+        written.append((out / "tiny.ipynb").read_bytes())
+    assert written[0] == written[1]
+    nb = nbformat.read(str(tmp_path / "one" / "tiny.ipynb"), as_version=4)
+    nbformat.validate(nb)
+    assert [c.id for c in nb.cells] == [f"tiny-{i}" for i in range(len(nb.cells))]
+    assert [o.text for o in nb.cells[-1].outputs] == ["a\nb\n"]
+
+
 def test_a_notebook_depends_on_the_tables_its_check_reads(tmp_path):
     """A notebook whose final check compares values of table t is executed
     again when t changes, not when another table does."""
