@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from . import children
 from .settings import BUILD_DIR, ROOT
 from .stages import NAMES, STAGES, TRACKED, Stage
 
@@ -378,7 +379,7 @@ class Runner:
                 args = [*stage.args, *(stage.force_args if stage.name in forced else ())]
                 started = time.monotonic()
                 command = [self.python, "-m", stage.module, *args]
-                code = subprocess.run(command, cwd=self.root, env=self._env()).returncode
+                code = children.run(command, cwd=self.root, env=self._env()).returncode
                 seconds = time.monotonic() - started
                 if code != 0:
                     later = chosen[chosen.index(stage) + 1 :]

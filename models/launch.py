@@ -6,12 +6,12 @@ seed from scratch) start it through ``train_cli``."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
+from common import children
 from common.settings import ROOT
 
 
 def train_cli(args: list[str]) -> int:
     """`python -m models.train ARGS` from the repo root; its exit status."""
-    return subprocess.run([sys.executable, "-m", "models.train", *args], cwd=ROOT).returncode
+    return children.run([sys.executable, "-m", "models.train", *args], cwd=ROOT).returncode

@@ -185,6 +185,73 @@ def test_a_failed_stage_records_nothing_and_is_retried(project):
 # ---------------------------------------------------------------- the real stages
 
 
+SLOW = """\
+import os
+import sys
+import time
+
+sys.path.insert(0, os.environ["COURSE_ROOT"])
+from common import children
+
+open("stage.pid", "w").write(str(os.getpid()))
+children.run([sys.executable, "-c", "import os, time; open('child.pid', 'w').write(str(os.getpid())); time.sleep(120)"])
+"""
+HARNESS = """\
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from common.runner import Runner
+from common.stages import Stage
+
+slow = Stage("slow", "fake.slow", inputs=("src/in.txt",), code=("fake/slow.py",), outputs=("build/slow.txt",))
+Runner((slow,), root=sys.argv[2]).run()
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_runner_leaves_no_stage_or_child_of_a_stage_running(project, tmp_path):
+    """kill -9 of the runner (no cleanup runs) ends the stage it started and the
+    process that stage started (a training run, a notebook kernel) within seconds,
+    so no orphan writes into build/ after the build lock is free (issue 37 item 2)."""
+    import signal
+    import subprocess
+    import time
+
+    (project / "fake" / "slow.py").write_text(SLOW)
+    harness = tmp_path / "harness.py"
+    harness.write_text(HARNESS)
+    env = dict(os.environ, COURSE_ROOT=str(ROOT))
+    proc = subprocess.Popen([sys.executable, str(harness), str(ROOT), str(project)], cwd=project, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not (project / "child.pid").exists() or not (project / "child.pid").read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, "the slow stage did not start its child"
+            time.sleep(0.1)
+        stage, child = (int((project / f"{n}.pid").read_text()) for n in ("stage", "child"))
+        assert _alive(stage) and _alive(child)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 15
+        while (_alive(stage) or _alive(child)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(stage), "the stage outlived the killed runner"
+        assert not _alive(child), "the stage's child outlived the killed runner"
+    finally:
+        proc.kill()
+        for name in ("stage", "child"):
+            path = project / f"{name}.pid"
+            if path.exists() and path.read_text() and _alive(int(path.read_text())):
+                os.kill(int(path.read_text()), signal.SIGKILL)
+
+
 def test_the_stage_table_names_what_each_stage_reads_and_runs():
     assert NAMES == ("models", "export", "experiments", "tables", "notebooks", "site")
     for s in STAGES:
