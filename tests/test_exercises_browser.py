@@ -245,16 +245,25 @@ def test_exercises_work_in_the_reading_view_on_a_phone(browser, site_url, deck):
 
 
 def test_a_seed_in_the_address_gives_the_deck_and_the_reading_view_the_same_numbers(page, site_url):
-    page.goto(f"{site_url}/read/part2.html?seed=4242")
+    """A teacher's seed above 9,999 (seeds run to 2**32 - 1) reaches every exercise
+    of the deck and its reading view; a broken one is named, not silently replaced."""
+    page.goto(f"{site_url}/read/part2.html?seed=20240")
     page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
     read = page.locator("[data-exercise='causal-mask']").get_attribute("data-inputs")
-    page.goto(f"{site_url}/decks/part2.html?seed=4242")
+    assert page.locator("[data-exercise='causal-mask']").get_attribute("data-seed") == "20240"
+    page.goto(f"{site_url}/decks/part2.html?seed=20240")
     page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
     assert page.locator("[data-exercise='causal-mask']").get_attribute("data-inputs") == read
+    assert "Seed 20240:" in page.locator("[data-exercise='causal-mask'] .ex-seed").text_content()
     assert math.isfinite(answer("causal-mask", json.loads(read)))
-    # no seed (or a broken one): a fresh seed, shown
-    page.goto(f"{site_url}/decks/part2.html?seed=banana")
+    # a broken seed: named on the seed line, then a fresh seed, shown
+    page.goto(f"{site_url}/decks/part2.html?seed=banana%3Cb%3E")
     page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
-    shown = page.locator("[data-exercise='causal-mask'] .ex-seed").text_content()
-    assert re.match(r"Seed \d+:", shown)
+    line = page.locator("[data-exercise='causal-mask'] .ex-seed")
+    shown = line.text_content()
+    refused = (
+        'The address\'s seed "banana<b>" is not a whole number from 0 to 4,294,967,295, so this page drew its own.'
+    )
+    assert shown.startswith(refused) and re.match(r" Seed \d+:", shown[len(refused) :]), shown
+    assert line.locator("b").count() == 0  # the address is text, never HTML
     page.watch.assert_clean()

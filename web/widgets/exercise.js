@@ -12,7 +12,9 @@
 // "New numbers" moves to the next seed whose answer differs.
 import { el } from '../core/dom.js';
 import { f } from '../core/exercise-kit.js';
-import { draw, formatAnswer, isSeed, judge, kindOf, nextSeed, parseAnswer } from '../core/exercises.js';
+import {
+  SEED_MAX, draw, formatAnswer, isSeed, judge, kindOf, nextSeed, parseAnswer,
+} from '../core/exercises.js';
 
 let pageSeed = null;
 
@@ -22,9 +24,22 @@ export function seedFromAddress(search) {
   return null;
 }
 
+// What a learner reads when the address carries a seed the page cannot use
+// (null when it carries none, or a good one): the page then draws its own.
+export function refusedSeed(search) {
+  const text = new URLSearchParams(search).get('seed');
+  if (text === null || seedFromAddress(search) !== null) return null;
+  const shown = text.length > 24 ? `${text.slice(0, 24)}…` : text;
+  const bound = SEED_MAX.toLocaleString('en-US');
+  return `The address's seed "${shown}" is not a whole number from 0 to ${bound}, so this page drew its own.`;
+}
+
+let refused = null;
+
 function startingSeed() {
   if (pageSeed === null) {
     pageSeed = seedFromAddress(location.search);
+    refused = refusedSeed(location.search);
     if (pageSeed === null) pageSeed = crypto.getRandomValues(new Uint32Array(1))[0] % 10000;
   }
   return pageSeed;
@@ -88,7 +103,8 @@ export function mount(element) {
     for (const type of ['focus', 'pointerenter', 'click']) {
       link.addEventListener(type, () => { link.href = addressWithSeed(seed); });
     }
-    seedLine.replaceChildren(`Seed ${seed}: the same seed gives the same numbers (`, link, ').');
+    const note = refused !== null && seed === pageSeed ? [el('span', { class: 'ex-refused' }, refused), ' '] : [];
+    seedLine.replaceChildren(...note, `Seed ${seed}: the same seed gives the same numbers (`, link, ').');
     hint.textContent = `Hint: ${kind.hint}`;
     solution.replaceChildren(...kind.steps(inputs).map((step) => el('li', {}, step)),
       el('li', { class: 'ex-answer' }, `Answer (${describe(kind)}): ${formatAnswer(kind, kind.answer(inputs))}`));
