@@ -69,7 +69,8 @@ test('every printed "expression = value" of every worked solution recomputes to 
           const [l, r] = [evaluate(left), evaluate(right)];
           if (!l.arithmetic && !r.arithmetic) continue; // a number restated
           const slack = 0.5 * 10 ** -Math.min(l.places, r.places) + 0.005 * Math.abs(r.value) + 1e-12;
-          assert.ok(Math.abs(l.value - r.value) <= slack, `${id} seed ${seed}: "${step}": ${left} is ${l.value}, not ${r.value}`);
+          const where = `${id} seed ${seed}: "${step}"`;
+          assert.ok(Math.abs(l.value - r.value) <= slack, `${where}: ${left} is ${l.value}, not ${r.value}`);
           checked.add(id);
         }
       }
