@@ -190,3 +190,16 @@ def test_the_noise_slide_names_exactly_the_runs_not_trained_on_pinned_code_paths
             assert named and named.group(1) == " and ".join(map(str, seeds)), (kind, text)
         else:
             assert not named, (kind, text)
+
+
+def test_the_head_cost_takeaway_names_the_costliest_and_the_cheapest_head_from_the_deltas(site_dir):
+    """The takeaway's 'costs most' and 'least' heads are the argmax and argmin of
+    the four single-head deltas, recomputed here from the table's head rows (a
+    sentence naming one head for both, or the wrong way round, fails)."""
+    heads = table(site_dir, "results_head_cost")["by_kind"]["attn4"]["heads"]
+    deltas = {h["head"]: h["delta"] for h in heads}
+    most, least = max(deltas, key=deltas.get), min(deltas, key=deltas.get)
+    assert most != least
+    text = takeaway(slide(site_dir, "results", "Where it comes from: what each head is worth"))
+    assert re.search(rf"Head {most} costs the four-head model most: \+{deltas[most]:.3f} nats/token", text), text
+    assert re.search(rf"head {least} least: \+{deltas[least]:.3f}", text), text

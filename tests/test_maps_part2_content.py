@@ -121,6 +121,18 @@ def test_figures_draw_the_real_attention_weights(table):
     for row in att["weights"]:
         for w in row[0]:
             assert f"α = {w:.3f}" in svg
+    # each solid arrow is as thick as its own weight: width = a + b·weight with b > 0
+    # (drawn from a maximum, or from another slot's weight, the widths would not fit)
+    solid = [p for p in re.findall(r"<path [^>]*marker-end[^>]*>", svg) if "stroke-dasharray" not in p]
+    widths = [float(re.search(r'stroke-width="([\d.]+)"', p).group(1)) for p in solid]
+    drawn = [w for row in att["weights"] for w in row[0] if w > 0]
+    assert len(widths) == len(drawn) >= 4
+    n = len(drawn)
+    mean_w, mean_d = sum(widths) / n, sum(drawn) / n
+    slope = sum((d - mean_d) * (w - mean_w) for d, w in zip(drawn, widths)) / sum((d - mean_d) ** 2 for d in drawn)
+    assert slope > 1  # at least 1 px more per unit of weight
+    for width, w in zip(widths, drawn):  # the SVG prints widths to 0.1 px
+        assert width == pytest.approx(mean_w + slope * (w - mean_d), abs=0.08), (widths, drawn)
     walk, model = t["part2_walk"], t["part2_model"]
     svg = part2_figures.bank_arrows(walk, model["bank_position"])
     row = walk["cheque"]["A"][model["bank_position"] - 1]
