@@ -114,7 +114,7 @@ STAGES: tuple[Stage, ...] = (
         ),
         code=("site_builder/__main__.py",),
         outputs=("build/site",),
-        tools=("jinja2", "markdown-it-py", "pygments"),
+        tools=("jinja2", "markdown-it-py", "pygments", "fonttools", "brotli"),
         about="render content/ with the tables into build/site (the code download holds every tracked file)",
     ),
 )

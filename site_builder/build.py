@@ -158,14 +158,16 @@ LAB_SLIDE = re.compile(r"^\s*(\w+): \{ deck: '(\w+)', title: '([^']*)' \},?$", r
 def check_lab_slide_links(slides_js: Path, titles: dict[str, list[str]], root: Path) -> None:
     """Every slide the lab links to (web/lab/slides.js names it by deck and
     heading) is a heading of this build's decks: a renamed or removed slide
-    stops the build instead of sending the lab's link to a deck's title slide."""
+    stops the build instead of sending the lab's link to a deck's title slide.
+    Links to a deck the build does not hold (a site built from some decks) are
+    not checked."""
     where = _rel(slides_js, root)
     links = LAB_SLIDE.findall(slides_js.read_text(encoding="utf-8"))
     if not links:
         raise BuildError(f"{where}: no slide links found (expected lines like  key: {{ deck: 'maps', title: '...' }},)")
     for key, deck, title in links:
-        if deck not in titles:
-            raise BuildError(f"{where}: {key} names deck {deck!r}, which is not a deck of this build")
+        if deck not in titles:  # a build of some decks only (a test site): its lab has no such link to follow
+            continue
         if title not in titles[deck]:
             raise BuildError(f"{where}: {key} names the slide {title!r}, which no slide of {deck} is headed")
 

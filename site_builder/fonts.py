@@ -9,7 +9,9 @@ the theme itself, so a deck loads the fonts once and the index, the reading
 views and the lab set their text in the same family offline
 (common/typeface.py).
 
-Each face is shown with `font-display: swap`: a page's text is drawn at once in
+Each face is served as WOFF2 (converted with fontTools, every glyph kept:
+about 270 KB for the four faces instead of 430 KB as WOFF), and shown with
+`font-display: swap`: a page's text is drawn at once in
 the fallback face and redrawn when the font arrives, never invisible while
 three ~100 KB files download on a slow phone; and every page preloads the body
 face (regular, upright: templates/base.html, the name `write` returns)."""
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import re
 from pathlib import Path
 
@@ -25,6 +28,7 @@ THEME = Path("reveal.js") / "dist" / "theme" / "white.css"
 FONTS, DECK_THEME = "fonts.css", "reveal-theme.css"
 FACE = re.compile(r"@font-face\s*\{[^}]*\}")
 DATA_URL = re.compile(r"url\(data:font/(woff2?);base64,([A-Za-z0-9+/=]+)\)")
+FORMAT = re.compile(r"format\([\"']woff2?[\"']\)")
 FONT_DIR = "fonts"
 
 
@@ -48,18 +52,34 @@ def body_face(faces: str) -> str:
     raise ValueError(f"{THEME}: no regular upright face among its @font-face rules")
 
 
+def woff2(data: bytes) -> bytes:
+    """The same font (every glyph and table kept) in WOFF2's Brotli-compressed
+    container, about a third smaller than the theme's WOFF."""
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(io.BytesIO(data), recalcTimestamp=False)  # the same bytes on every build
+    font.flavor = "woff2"
+    out = io.BytesIO()
+    font.save(out, reorderTables=True)
+    return out.getvalue()
+
+
 def font_files(faces: str) -> tuple[str, dict[str, bytes]]:
     """The @font-face rules with each embedded font moved to its own file
-    (fonts/<sha256 prefix>.woff), so a page downloads only the faces it uses."""
+    (fonts/<sha256 prefix>.woff2, converted from the theme's WOFF), so a page
+    downloads only the faces it uses."""
     files: dict[str, bytes] = {}
 
     def extract(match: re.Match) -> str:
         data = base64.b64decode(match.group(2))
-        name = f"{FONT_DIR}/{hashlib.sha256(data).hexdigest()[:16]}.{match.group(1)}"
+        if match.group(1) == "woff":
+            data = woff2(data)
+        name = f"{FONT_DIR}/{hashlib.sha256(data).hexdigest()[:16]}.woff2"
         files[name] = data
         return f"url({name})"
 
-    return DATA_URL.sub(extract, faces), files
+    faces = DATA_URL.sub(extract, faces)
+    return FORMAT.sub('format("woff2")', faces), files
 
 
 def write(assets: Path, node_modules: Path) -> str:

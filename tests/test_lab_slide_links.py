@@ -29,20 +29,24 @@ def test_every_named_heading_passes(tmp_path):
 @pytest.mark.parametrize(
     "line, words",
     [
-        (
-            "  perplexity: { deck: 'results', title: 'Perplexity: the loss' },\n",
-            ["perplexity", "'results'", "not a deck"],
-        ),
         ("  results: { deck: 'maps', title: 'Measured results' },\n", ["results", "'Measured results'", "maps"]),
+        ("  perplexity: { deck: 'part3', title: 'Cross-entropy and perplexity' },\n", ["perplexity", "part3"]),
     ],
 )
-def test_a_missing_deck_or_heading_stops_the_build_and_names_it(tmp_path, line, words):
+def test_a_missing_heading_stops_the_build_and_names_it(tmp_path, line, words):
     path = _slides(tmp_path, line)
     with pytest.raises(BuildError) as err:
         check_lab_slide_links(path, TITLES, tmp_path)
     assert "slides.js" in str(err.value)
     for word in words:
         assert word in str(err.value)
+
+
+def test_a_deck_the_build_does_not_hold_is_not_checked(tmp_path):
+    """A site built from some decks (the tests' small sites) still builds."""
+    check_lab_slide_links(
+        _slides(tmp_path, "  perplexity: { deck: 'results', title: 'Anything' },\n"), TITLES, tmp_path
+    )
 
 
 def test_a_file_with_no_links_is_refused(tmp_path):
