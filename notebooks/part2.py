@@ -358,21 +358,22 @@ for label, pos in (("with", True), ("without", False)):
 
 
 # %% [markdown]
-# The same in two coordinates you can check by eye: tokens A = (1, 0),
-# B = (0, 1) and a query token q = (0.6, 0.8), identity projections (q, k and v
-# are the rows themselves). Swapping A and B changes the final query's message
-# only when the position vectors (sin i, cos i) are added.
+# The same in two coordinates you can check by eye: the words "cat" = (1, 0)
+# and "dog" = (0, 1) and a final query word "ran" = (0.6, 0.8), identity
+# projections (q, k and v are the rows themselves). Swapping "cat" and "dog"
+# changes the final query's message only when the position rows
+# P_i = (sin i, cos i) are added.
 
 # %%
-TWO_D = {"A": np.array([1.0, 0.0]), "B": np.array([0.0, 1.0]), "q": np.array([0.6, 0.8])}
-for order in (("A", "B", "q"), ("B", "A", "q")):
+TWO_D = {"cat": np.array([1.0, 0.0]), "dog": np.array([0.0, 1.0]), "ran": np.array([0.6, 0.8])}
+for order in (("cat", "dog", "ran"), ("dog", "cat", "ran")):
     for with_positions in (True, False):
         rows = np.array([TWO_D[t] for t in order])
         if with_positions:
             rows = rows + np.array([[math.sin(i), math.cos(i)] for i in range(1, 4)])
         weights = softmax(rows @ rows[-1])
         message = weights @ rows
-        key = f"{''.join(order[:2])}_{'pos' if with_positions else 'nopos'}"
+        key = f"{order[0]}_{order[1]}_{'pos' if with_positions else 'nopos'}"
         print(
             f"{' '.join(order)}, positions {'yes' if with_positions else 'no ':3s}: "
             f"weights {weights}, message {message}"

@@ -1,7 +1,7 @@
 // Every text a learner can read in an exercise, with its numbers drawn: the
 // question, the hint, the worked steps, each named mistake's message and the
 // range message, for seeds 0 .. N-1 of every kind of every deck. Read by
-// site_builder/exercise_texts.py (the notation check and the statement tests).
+// site_builder/exercise_texts.py (the notation check, N = its SEEDS, and the statement tests).
 // Usage: node exercise_texts.mjs WEB N (WEB: the folder holding core/exercises.js)
 //   -> {"maps": [{"id", "seed", "inputs", "answer", "texts": [...],
 //                 "mistakes": [{"name", "message", "value"}]}], ...}

@@ -108,11 +108,17 @@ def _error(found: str, rule: Clash, where: str, line: int | None = None) -> Nota
 
 
 def check_exercises(spec: dict, drawn: dict[str, list[dict]]) -> None:
-    """Every exercise text as the browser shows it (exercise_texts.drawn)."""
+    """Every exercise text as the browser shows it (exercise_texts.drawn). A
+    text that several draws share (the hint, most mistake messages) is read
+    once, at its first draw."""
     rules = clashes(spec)
+    read: set[str] = set()
     for deck, items in drawn.items():
         for item in items:
             for text in item["texts"]:
+                if text in read:
+                    continue
+                read.add(text)
                 hit = first_clash(rules, text)
                 if hit:
                     raise _error(

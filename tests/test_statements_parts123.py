@@ -102,7 +102,8 @@ def test_part2_notebook_keeps_v_for_the_value_matrix():
 # 8. "moves the message by" is the distance, not the largest coordinate change
 def test_swap_slide_gives_the_distance_the_message_moves(site_dir, table):
     t = table("part2_swap2d")
-    dist = math.dist(t["runs"]["AB_pos"]["message"], t["runs"]["BA_pos"]["message"])
+    first, second, _ = t["order"]
+    dist = math.dist(t["runs"][f"{first}_{second}_pos"]["message"], t["runs"][f"{second}_{first}_pos"]["message"])
     assert t["message_distance_with_positions"] == pytest.approx(dist)
     assert dist > t["message_change_with_positions"]  # the two numbers differ, so the words must too
     text = slide(site_dir, "part2", "Two coordinates, identity projections")["text"]

@@ -32,7 +32,12 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 
 
 def tick_text(x: float) -> str:
-    return f"{x:g}" if abs(x) >= 1 or x == 0 else f"{x:.2g}"
+    """A tick label written as the course writes numbers: digits grouped from
+    1,000 on (content/notation.toml), no trailing ".0", two significant digits
+    below 1."""
+    if x == int(x):
+        return f"{int(x):,}"
+    return f"{x:,g}" if abs(x) >= 1 else f"{x:.2g}"
 
 
 def label(x, y, s, size=14, fill=INK, **attributes) -> str:

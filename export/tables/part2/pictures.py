@@ -347,18 +347,18 @@ def swap_bars(positions: dict) -> str:
 
 
 def swap2d(table2d: dict) -> str:
-    t = table2d["table"]
+    t, (first, second, query) = table2d["table"], table2d["order"]
     named = dict(t, rows=[[r[0], "with positions" if r[1] == "yes" else "no positions", *r[2:]] for r in t["rows"]])
     return table_figure(
         "part2-swap2d",
-        "Two orders of A and B, with and without positions: weights and the message",
+        f"Two orders of “{first}” and “{second}”, with and without positions: weights and the message",
         named,
         [
             Group([2, 3, 4], "weight", "weights α", digits=3),
             Group([5, 6], title="message", digits=3),
         ],
         labels=[0, 1],
-        col_names={2: "slot 1", 3: "slot 2", 4: "q", 5: "x", 6: "y"},
+        col_names={2: "slot 1", 3: "slot 2", 4: f"slot 3 ({query})", 5: "x", 6: "y"},
     )
 
 

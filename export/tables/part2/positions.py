@@ -161,8 +161,12 @@ def positions_table() -> dict:
 
 
 # ---------------------------------------------------------------- two-coordinate swap
-SWAP_WORDS = {"A": [1.0, 0.0], "B": [0.0, 1.0], "q": [0.6, 0.8]}
-OMEGA = 1.0  # one sine/cosine pair: p_i = (sin iω, cos iω)
+# Two story words and a final query word. Real words, not letters: A (attention
+# weights), B (batch size) and q (a query row) are symbols of the course's
+# notation (content/notation.toml), so a token named after one would read as it.
+SWAP_WORDS = {"cat": [1.0, 0.0], "dog": [0.0, 1.0], "ran": [0.6, 0.8]}
+FIRST, SECOND, QUERY = SWAP_WORDS
+OMEGA = 1.0  # one sine/cosine pair: P_i = (sin iω, cos iω)
 
 
 def _attend(rows: np.ndarray, divisor: float = 1.0) -> tuple[list, list, list]:
@@ -178,27 +182,32 @@ def _attend(rows: np.ndarray, divisor: float = 1.0) -> tuple[list, list, list]:
 @table("part2_swap2d")
 def swap2d() -> dict:
     runs, rows = {}, []
-    for order in (("A", "B", "q"), ("B", "A", "q")):
+    for order in ((FIRST, SECOND, QUERY), (SECOND, FIRST, QUERY)):
         for with_pos in (True, False):
             E = np.array([SWAP_WORDS[t] for t in order])
             if with_pos:
                 E = E + np.array([[math.sin(i * OMEGA), math.cos(i * OMEGA)] for i in range(1, len(order) + 1)])
             scores, weights, message = _attend(E)
-            key = f"{''.join(order[:2])}_{'pos' if with_pos else 'nopos'}"
+            key = f"{order[0]}_{order[1]}_{'pos' if with_pos else 'nopos'}"
             runs[key] = {"scores": scores, "weights": weights, "message": message}
             rows.append([" ".join(order), "yes" if with_pos else "no", *weights, *message])
     scaled = []
-    for order in (("A", "B", "q"), ("B", "A", "q")):
+    for order in ((FIRST, SECOND, QUERY), (SECOND, FIRST, QUERY)):
         E = np.array([SWAP_WORDS[t] for t in order])
         E = E + np.array([[math.sin(i * OMEGA), math.cos(i * OMEGA)] for i in range(1, len(order) + 1)])
         scaled.append(_attend(E, math.sqrt(E.shape[1]))[2])
-    diff_pos = max(abs(a - b) for a, b in zip(runs["AB_pos"]["message"], runs["BA_pos"]["message"]))
-    diff_nopos = max(abs(a - b) for a, b in zip(runs["AB_nopos"]["message"], runs["BA_nopos"]["message"]))
+
+    def messages(kind: str) -> tuple[list, list]:
+        return runs[f"{FIRST}_{SECOND}_{kind}"]["message"], runs[f"{SECOND}_{FIRST}_{kind}"]["message"]
+
+    diff_pos = max(abs(a - b) for a, b in zip(*messages("pos")))
+    diff_nopos = max(abs(a - b) for a, b in zip(*messages("nopos")))
     # how far the message moves (Euclidean distance), beside the largest coordinate change above
-    dist_pos = math.dist(runs["AB_pos"]["message"], runs["BA_pos"]["message"])
-    dist_nopos = math.dist(runs["AB_nopos"]["message"], runs["BA_nopos"]["message"])
+    dist_pos = math.dist(*messages("pos"))
+    dist_nopos = math.dist(*messages("nopos"))
     return {
         "words": SWAP_WORDS,
+        "order": [FIRST, SECOND, QUERY],  # the words in their first order; the query word is last
         "omega": OMEGA,
         "runs": runs,
         "message_change_with_positions": diff_pos,
@@ -207,10 +216,10 @@ def swap2d() -> dict:
         "message_distance_without_positions": dist_nopos,
         "message_distance_with_positions_scaled": math.dist(*scaled),
         "scaled": False,  # the table's scores are plain dot products (no division by √d_k)
-        "d_k": len(SWAP_WORDS["A"]),
+        "d_k": len(SWAP_WORDS[QUERY]),
         "message_change_with_positions_scaled": max(abs(a - b) for a, b in zip(*scaled)),
         "table": {
-            "header": ["order", "positions", "α slot 1", "α slot 2", "α slot 3 (q)", "message x", "message y"],
+            "header": ["order", "positions", "α slot 1", "α slot 2", f"α slot 3 ({QUERY})", "message x", "message y"],
             "rows": rows,
         },
     }

@@ -36,7 +36,7 @@ def panel(frame: Frame, run: dict, trace: list[dict]) -> list[str]:
         )
     best = next(p for p in trace if p["step"] == run["selected_step"])
     x, y = frame.x(best["step"]), frame.y(best["val_loss"])
-    tip = title(f"selected checkpoint, step {best['step']}: validation {best['val_loss']:.3f}")
+    tip = title(f"selected checkpoint, step {best['step']:,}: validation {best['val_loss']:.3f}")
     out.append(
         element("circle", children=tip, cls="selected", cx=x, cy=y, r=8, fill=PAPER, stroke=colour, stroke_width=3)
     )
@@ -67,7 +67,7 @@ def overfitting_chart(runs: list[dict], traces: list[list[dict]]) -> str:
     desc = "Training and validation loss of the seed-{} runs, one panel per model. ".format(
         runs[0]["seed"]
     ) + "; ".join(
-        f"{LABELS[r['kind']]}: best validation {r['val_loss']:.3f} at step {r['selected_step']}, "
+        f"{LABELS[r['kind']]}: best validation {r['val_loss']:.3f} at step {r['selected_step']:,}, "
         f"last step training {t[-1]['train_loss']:.3f} and validation {t[-1]['val_loss']:.3f}"
         for r, t in zip(runs, traces)
     )

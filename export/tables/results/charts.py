@@ -95,7 +95,7 @@ def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int
             )
         )
         for p in (p for p in trace if p["step"] == r["selected_step"]):
-            tip = title(f"{name}: selected step {p['step']}")
+            tip = title(f"{name}: selected step {p['step']:,}")
             body.append(
                 element(
                     "circle",
@@ -128,7 +128,7 @@ def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int
     desc = (
         "Validation loss against optimizer step for each of the runs. "
         + "; ".join(
-            f"{labels[r['kind']]} seed {r['seed']}: selected step {r['selected_step']}, "
+            f"{labels[r['kind']]} seed {r['seed']}: selected step {r['selected_step']:,}, "
             f"best validation loss {r['val_loss']:.3f}"
             for r in runs
         )

@@ -93,8 +93,8 @@ def pictures(results_attention, results_per_step, results_runs, results_summary)
             "fig-res-selected",
             f"The step each run's checkpoint was taken from, out of {res['steps']:,}",
             "Selected step (lowest validation loss) of every run: "
-            + "; ".join(f"{lab}: step {r[2]}" for lab, r in zip(labels, rows))
-            + f". The step ceiling is {res['steps']}.",
+            + "; ".join(f"{lab}: step {r[2]:,}" for lab, r in zip(labels, rows))
+            + f". The step ceiling is {res['steps']:,}.",
             labels,
             [("", [r[2] for r in rows])],
             vmax=res["steps"],
@@ -108,7 +108,7 @@ def pictures(results_attention, results_per_step, results_runs, results_summary)
             "fig-res-seconds",
             "Mean training seconds per model (shared machine)",
             "Mean training seconds over the seeds, validation passes included: "
-            + "; ".join(f"{k['label']}: {k['seconds_mean']:.0f} s" for k in kinds)
+            + "; ".join(f"{k['label']}: {k['seconds_mean']:,.0f} s" for k in kinds)
             + ".",
             [k["label"] for k in kinds],
             [("", [k["seconds_mean"] for k in kinds])],
