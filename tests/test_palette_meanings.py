@@ -240,11 +240,19 @@ def test_every_figure_draws_in_palette_colours_by_meaning():
     assert not problems, f"{len(problems)} colours off the palette, e.g. " + "; ".join(sorted(set(problems))[:8])
 
 
+STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
+
+
 def _stylesheets():
-    """The site's own stylesheets as built (vendor/ is reveal's and KaTeX's own)."""
+    """(where, CSS) of the site's own stylesheets as built (vendor/ is
+    reveal's and KaTeX's own) and of the <style> blocks in its pages."""
     for path in sorted(SITE_DIR.rglob("*.css")):
         if "vendor" not in path.parts and path.name != palette_css.NAME:
-            yield path
+            yield path.relative_to(SITE_DIR).as_posix(), path.read_text(encoding="utf-8")
+    for path in sorted(SITE_DIR.rglob("*.html")):
+        if "vendor" not in path.parts:
+            for block in STYLE.findall(path.read_text(encoding="utf-8")):
+                yield path.relative_to(SITE_DIR).as_posix() + " <style>", block
 
 
 def test_every_stylesheet_colour_is_a_palette_colour():
@@ -256,13 +264,13 @@ def test_every_stylesheet_colour_is_a_palette_colour():
     site_css = (SITE_DIR / "assets" / "site.css").read_text(encoding="utf-8")
     overridden = set(re.findall(r"(--r-[a-z0-9-]+)\s*:\s*var\(--", site_css))
     problems, stylesheets = [], 0
-    for path in _stylesheets():
+    for name, css in _stylesheets():
         stylesheets += 1
-        text = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.S)
+        text = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
         for match in HEX.finditer(text):
             colour = _hex6(match.group())
             prop = re.search(r"([a-z0-9-]+)\s*:[^;:{}]*$", text[: match.start()])
-            where = f"{path.relative_to(SITE_DIR)}: {prop.group(1) if prop else '?'}: {match.group()}"
+            where = f"{name}: {prop.group(1) if prop else '?'}: {match.group()}"
             if colour in allowed or chroma(colour) < NEUTRAL_CHROMA:
                 continue  # a palette colour, or a grey (reveal's #222 text, its shadows)
             if prop and f"--{prop.group(1).lstrip('-')}" in overridden:
@@ -270,11 +278,11 @@ def test_every_stylesheet_colour_is_a_palette_colour():
             problems.append(where)
         for match in RGB.finditer(text):
             if chroma(tuple(int(v) for v in match.groups())) >= NEUTRAL_CHROMA:
-                problems.append(f"{path.relative_to(SITE_DIR)}: {match.group()}")
+                problems.append(f"{name}: {match.group()}")
         for prop in re.findall(r"var\((--[a-z0-9-]+)", text):
             own = set(re.findall(r"(--[a-z0-9-]+)\s*:", text))
             if not (prop in defined or prop in own or prop.startswith("--r-")):
-                problems.append(f"{path.relative_to(SITE_DIR)}: var({prop}) is not defined")
+                problems.append(f"{name}: var({prop}) is not defined")
     assert stylesheets >= 5
     assert not problems, problems[:10]
 
@@ -306,3 +314,29 @@ def test_a_colour_off_the_palette_is_caught():
         assert _check_colour(fine, "x", allowed, defined) is None, fine
     svg = '<svg xmlns="http://www.w3.org/2000/svg"><rect fill="#abc" style="stroke: #0064f0"/></svg>'
     assert list(_svg_colours(svg)) == [("rect", "fill", "#abc"), ("rect", "stroke", "#0064f0")]
+
+
+def _colours_of(svg: str) -> set[str]:
+    return {value.lower() for _, _, value in _svg_colours(svg)}
+
+
+def test_query_key_value_and_message_figures_wear_their_colours(tables_dir):
+    """The Q, K, V and message tables of Part I and Part II carry their role's
+    colour (the caption and a frame round the cells), the others none."""
+    maps = json.loads((tables_dir / "maps_cell_figures.json").read_text(encoding="utf-8"))
+    part2 = json.loads((tables_dir / "part2_pictures.json").read_text(encoding="utf-8"))
+    roles = {name: colour.lower() for name, colour in palette.ROLES.items()}
+    wears = {
+        "maps qkv": (maps["qkv"], {"query", "key", "value"}),
+        "maps message": (maps["message"], {"message"}),
+        "part2 every_qkv": (part2["every_qkv"], {"query", "key", "value"}),
+        "part2 queries": (part2["queries"], {"query"}),
+        "part2 keys": (part2["keys"], {"key"}),
+        "part2 values": (part2["values"], {"value"}),
+        "part2 phase_b": (part2["phase_b"], {"value"}),
+        "part2 swap2d": (part2["swap2d"], {"message"}),
+        "maps weights": (maps["weights"], set()),
+    }
+    for name, (svg, expected) in wears.items():
+        worn = {role for role, colour in roles.items() if colour in _colours_of(svg)}
+        assert worn == expected, f"{name}: wears {sorted(worn)}, should wear {sorted(expected)}"
