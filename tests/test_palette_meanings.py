@@ -340,3 +340,28 @@ def test_query_key_value_and_message_figures_wear_their_colours(tables_dir):
     for name, (svg, expected) in wears.items():
         worn = {role for role, colour in roles.items() if colour in _colours_of(svg)}
         assert worn == expected, f"{name}: wears {sorted(worn)}, should wear {sorted(expected)}"
+
+
+def test_four_ways_colours_only_what_attention_computes(tables_dir):
+    """Part II "Four ways to mix": the fixed window, the plain mean and the
+    distance weights ignore the words, so they are grey; attention is drawn in
+    each sentence's colour. No other meaning appears."""
+    svg = json.loads((tables_dir / "part2_pictures.json").read_text(encoding="utf-8"))["four_ways"]
+    meaning_of = _allowed()
+    meanings = {meaning_of[c] for c in _colours_of(svg) if c in meaning_of} - {""}
+    assert meanings == {"the river sentence", "the cheque sentence"}, meanings
+
+
+def test_the_labs_heads_wear_the_head_colours():
+    """The lab's head toggles and matrix captions of the four-head model are
+    drawn in head 1..4's colours (the decks' colours), the one-head model's
+    single toggle in its model's colour."""
+    css = (ROOT / "web" / "lab" / "lab.css").read_text(encoding="utf-8")
+    four = '.lab .inspect-attention[data-kind="attn4"]'
+    for h in range(len(palette.HEADS)):
+        assert f'{four} .head-toggle[data-head="{h}"] {{ --lab-accent: var(--head-{h + 1}); }}' in css
+        assert (
+            f"{four} .matrices > .matrix-figure:nth-child({h + 1}) figcaption {{ color: var(--head-{h + 1}); }}" in css
+        )
+    assert '.lab .inspect-attention[data-kind="attn1"] .head-toggle { --lab-accent: var(--attn1); }' in css
+    assert "var(--lab-accent)" in css.split(".lab .head-toggle, .lab .restore {", 1)[1].split("}", 1)[0]

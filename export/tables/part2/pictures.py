@@ -8,7 +8,7 @@ position_pictures.py's, the video search search_picture.py's."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, ACCENT_MID, GRID, MUTED, SENTENCES
+from common.palette import ACCENT, ACCENT_MID, GRID, LINE, MUTED, SENTENCES
 
 from ..kit.bars import bars, column_rows
 from ..kit.cells import cells, legend
@@ -323,7 +323,8 @@ def four_ways(compare: dict) -> str:
         labels,
         rows,
         row_h=92,
-        colours=[ACCENT, ACCENT, ACCENT, SENTENCES["river"], SENTENCES["cheque"]],
+        # the three rules that ignore the words in grey; attention in each sentence's colour
+        colours=[LINE, LINE, LINE, SENTENCES["river"], SENTENCES["cheque"]],
     )
 
 
