@@ -5,7 +5,12 @@ site_builder/palette_css.py) take their colours from here.
 
 A colour means one thing everywhere: the query, key, value and message (the
 update it makes) of attention, each of the three models, each head, the
-attention-weight scale, the surprisal scale and the scale of signed numbers. Text colours (``ink``,
+attention-weight scale, the surprisal scale and the scale of signed numbers,
+the two sentences of Part II, the interface accent. ``MEANING_NAMES`` says which
+meaning each colour serves and ``NEUTRALS`` which are the greys that serve
+none; tests/test_palette_meanings.py keeps meanings at least ΔE 10 apart
+(CIE76; pale fills 5), the groups drawn together apart for protan and deutan
+viewers, and every built figure and stylesheet on these colours. Text colours (``ink``,
 ``ink_soft``, ``muted``, the role, model and head colours) keep a contrast of
 at least 4.5:1 on white and on every box fill (tests/test_palette.py checks it).
 
@@ -31,7 +36,7 @@ BLOCKED = "#d1d5db"  # a masked (future) cell
 # ---------------------------------------------------------------- interface
 ACCENT = "#3730a3"  # links, the current step, highlights: an indigo no meaning uses
 ACCENT_SOFT = "#efeafb"
-ACCENT_MID = "#a7a3dc"  # probability bars
+ACCENT_MID = "#a7a3dc"  # probability bars (a plain bar: a value, no other meaning), the map strip's done stages
 FOCUS = "#4f46e5"  # keyboard focus outline
 HIGHLIGHT = "#fff1b8"  # a highlighted table cell, an unknown token
 WARN_LINE = "#c99a00"
