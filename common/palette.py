@@ -5,7 +5,12 @@ site_builder/palette_css.py) take their colours from here.
 
 A colour means one thing everywhere: the query, key, value and message (the
 update it makes) of attention, each of the three models, each head, the
-attention-weight scale, the surprisal scale and the scale of signed numbers. Text colours (``ink``,
+attention-weight scale, the surprisal scale and the scale of signed numbers,
+the two sentences of Part II, the interface accent. ``MEANING_NAMES`` says which
+meaning each colour serves and ``NEUTRALS`` which are the greys that serve
+none; tests/test_palette_meanings.py keeps meanings at least ΔE 10 apart
+(CIE76; pale fills 5), the groups drawn together apart for protan and deutan
+viewers, and every built figure and stylesheet on these colours. Text colours (``ink``,
 ``ink_soft``, ``muted``, the role, model and head colours) keep a contrast of
 at least 4.5:1 on white and on every box fill (tests/test_palette.py checks it).
 
@@ -29,25 +34,25 @@ SURFACE_SOFT = "#f8fafc"  # page and widget backgrounds
 BLOCKED = "#d1d5db"  # a masked (future) cell
 
 # ---------------------------------------------------------------- interface
-ACCENT = "#1f5fbf"  # links, the current step, highlights: 6.1:1 on white
-ACCENT_SOFT = "#e3edfb"
-ACCENT_MID = "#8aa9d6"  # probability bars
-FOCUS = "#2d6cdf"  # keyboard focus outline
+ACCENT = "#3730a3"  # links, the current step, highlights: an indigo no meaning uses
+ACCENT_SOFT = "#efeafb"
+ACCENT_MID = "#a7a3dc"  # probability bars (a plain bar: a value, no other meaning), the map strip's done stages
+FOCUS = "#4f46e5"  # keyboard focus outline
 HIGHLIGHT = "#fff1b8"  # a highlighted table cell, an unknown token
 WARN_LINE = "#c99a00"
 WARN_INK = "#7a5d00"
 LINKED = "#d97706"  # the lab's linked token (outline)
 LINKED_SOFT = "#fde7c7"
-ALERT = "#c0392b"  # a drawn marker, an unscaled (saturating) curve
-ERROR = "#9b1c1c"
+ERROR = "#9f1239"  # a rose red, off the surprisal scale's reds
+ALERT = ERROR  # a drawn marker, an unscaled (saturating) curve: the error colour
 ERROR_SOFT = "#fff6f6"
 ERROR_LINE = "#cc7777"
-TAKEAWAY = "#0f766e"
-TAKEAWAY_SOFT = "#e6f4f1"
+TAKEAWAY = ACCENT  # the takeaway band is interface, not a meaning: the accent
+TAKEAWAY_SOFT = ACCENT_SOFT
 
 # ---------------------------------------------------------------- box fills of the diagrams
 FILLS = {
-    "data": ACCENT_SOFT,  # tensors and data
+    "data": "#def0f8",  # tensors and data
     "op": "#fdf3d8",  # operations
     "param": "#e6f4ea",  # learned parameters
     "out": "#fde8e8",  # outputs
@@ -62,9 +67,9 @@ ROLES = {  # attention's four vectors, in every figure, widget and the lab
     "value": "#c2410c",
     "message": "#a21caf",  # the message and the update W_O makes of it
 }
-MODELS = {"mlp": "#b45309", "attn1": "#2563eb", "attn4": "#047857"}
-HEADS = ("#2563eb", "#047857", "#b45309", "#9333ea", "#dc2626", "#155e75", "#4d7c0f", "#be185d")
-SENTENCES = {"river": "#0369a1", "cheque": "#a16207"}  # Part II's two sentences
+MODELS = {"mlp": "#827800", "attn1": "#d2004b", "attn4": "#0064f0"}  # olive, crimson, azure
+HEADS = ("#2d8205", "#c300e6", "#af5550", "#962873")  # green, purple, rose, plum: the four heads of attn4
+SENTENCES = {"river": "#00783c", "cheque": "#2d5005"}  # Part II's two sentences: green, dark olive
 
 # Attention weight, 0 to 1 (ColorBrewer "Blues"), and surprisal (ColorBrewer
 # "OrRd"): the stops web/core/inspect.js interpolates linearly (BLUES, ORANGES).
@@ -103,3 +108,39 @@ def entries() -> dict[str, str]:
     out |= {f"surprisal_{i}": hex_colour(rgb) for i, rgb in enumerate(SURPRISAL_SCALE)}
     out |= {f"signed_{i}": hex_colour(rgb) for i, rgb in enumerate(SIGNED_SCALE)}
     return out
+
+
+# ---------------------------------------------------------------- what each colour means
+# The colours that mean nothing: text, lines, rules, surfaces and a masked
+# cell are greys (CIELAB chroma under 16, the slight blue of the slate greys),
+# so a colour on a slide always says which meaning it is.
+NEUTRALS = (
+    "ink",
+    "ink_soft",
+    "muted",
+    "line",
+    "grid",
+    "rule",
+    "gridline",
+    "paper",
+    "surface",
+    "surface_soft",
+    "blocked",
+    "fill_plain",
+    "fill_muted",
+)
+# Each colour of the palette that is not neutral serves exactly one of these
+# meanings (tests/test_palette_meanings.py holds them apart).
+MEANING_NAMES = {
+    "interface accent": ("accent", "accent_soft", "accent_mid", "focus", "takeaway", "takeaway_soft"),
+    "a note to heed": ("highlight", "warn_line", "warn_ink"),
+    "the lab's linked token": ("linked", "linked_soft"),
+    "an error, an alert": ("error", "error_soft", "error_line", "alert"),
+    **{f"{kind} box": (f"fill_{kind}",) for kind in ("data", "op", "param", "out")},
+    **{f"model {name}": (name,) for name in MODELS},
+    **{f"head {i}": (f"head_{i}",) for i in range(1, len(HEADS) + 1)},
+    **{f"the {name}": (name,) for name in ROLES},
+    **{f"the {name} sentence": (name,) for name in SENTENCES},
+}
+RAMPS = {"attention weight": WEIGHT_SCALE, "surprisal": SURPRISAL_SCALE, "a signed number": SIGNED_SCALE}
+RAMP_NAMES = {"attention weight": "weight_", "surprisal": "surprisal_", "a signed number": "signed_"}

@@ -11,9 +11,35 @@ from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_for_filename
+from pygments.style import Style
+from pygments.token import Comment, Error, Keyword, Name, Number, Operator, String
 from pygments.util import ClassNotFound
 
-STYLE = "xcode"  # the one built-in Pygments style whose colours all reach 4.5:1 on our listing background
+from common import palette
+
+
+class STYLE(Style):
+    """Listings in the palette's greys, weight and slant only: a colour on a
+    slide is kept for what it means (common/palette.py MEANING_NAMES), and
+    syntax colours would repeat those (a purple keyword, a blue number). Every
+    grey reads at 7:1 or more on the listing background."""
+
+    background_color = palette.SURFACE_SOFT
+    highlight_color = palette.HIGHLIGHT
+    line_number_special_color = palette.INK  # special line numbers (none are asked for)
+    line_number_special_background_color = palette.HIGHLIGHT
+    styles = {
+        Comment: f"italic {palette.MUTED}",
+        Keyword: f"bold {palette.INK}",
+        Name.Builtin: palette.INK,
+        Name.Function: f"bold {palette.INK}",
+        Name.Class: f"bold {palette.INK}",
+        Name.Decorator: palette.INK_SOFT,
+        String: palette.INK_SOFT,
+        Number: palette.INK_SOFT,
+        Operator.Word: f"bold {palette.INK}",
+        Error: f"{palette.ERROR} border:{palette.ERROR}",
+    }
 
 
 def formatter(start: int = 1) -> HtmlFormatter:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from common import palette
 from common.chromium import evaluate
 from export.decoding import context_window, start_history
+from support.colour import rgb
 from support.lab import KINDS, reset_lab
 
 PROMPT = "the cat sat on the mat"
@@ -64,7 +66,7 @@ def test_the_heatmap_shows_each_weight_on_the_fixed_scale(lab, inspected):
 
 def test_the_matrix_canvas_draws_each_cell_of_its_head(lab, inspected):
     """Every cell's pixels: a query's row, a key's column, the weight's colour on
-    the fixed scale below and on the diagonal, the masked grey above it."""
+    the fixed scale below and on the diagonal, the masked grey (palette BLOCKED) above it."""
     ctx, _, matrix = inspected
     real = [j for j, i in enumerate(ctx) if i != 0]
     lab.locator('.inspect-attention[data-kind="attn4"] details.matrix-details summary').click()
@@ -77,7 +79,7 @@ def test_the_matrix_canvas_draws_each_cell_of_its_head(lab, inspected):
         SCALES
         + """const canvases = [...document.querySelectorAll(
           '.inspect-attention[data-kind="attn4"] .matrices[data-mode="one-pass"] canvas.matrix')];
-        const [matrix, real] = arg;
+        const [matrix, real, blocked] = arg;
         const n = real.length;
         return canvases.map((canvas, h) => {
           const cell = canvas.width / n;
@@ -88,13 +90,13 @@ def test_the_matrix_canvas_draws_each_cell_of_its_head(lab, inspected):
               // a point of the cell off its hatch line and off the highlight strokes along its edges
               const x = Math.floor((k + 0.35) * cell), y = Math.floor((q + 0.45) * cell);
               const got = Array.from(px.slice((y * canvas.width + x) * 4, (y * canvas.width + x) * 4 + 3));
-              const want = k > q ? [230, 230, 230] : m.heatRgb(matrix[h][real[q]][real[k]]);
+              const want = k > q ? blocked : m.heatRgb(matrix[h][real[q]][real[k]]);
               if (got.some((c, i) => Math.abs(c - want[i]) > 1)) bad.push({ q, k, got, want });
             }
           }
           return { n, cell, bad: bad.slice(0, 5), count: bad.length };
         });""",
-        [matrix, real],
+        [matrix, real, list(rgb(palette.BLOCKED))],  # the masked cell: the palette's BLOCKED grey
     )
     assert len(drawn) == 4
     for h, d in enumerate(drawn):

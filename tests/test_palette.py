@@ -12,6 +12,7 @@ from pathlib import Path
 from common import palette, typeface
 from common.settings import ROOT, SITE_DIR
 from site_builder import palette_css
+from support.colour import scale_colours
 
 HEX = re.compile(r"#[0-9a-fA-F]{3,8}\b")
 SVG_TAGS = "svg|g|rect|line|path|text|circle|ellipse|polyline|polygon|defs|marker|title|desc|tspan"
@@ -139,23 +140,6 @@ def test_exactly_one_module_writes_svg_markup():
     assert writers == ["export/tables/kit/draw.py"]
 
 
-def _scale_colours(stops) -> set[str]:
-    """Every colour scale_colour can return: evaluated between each pair of
-    points where a channel's rounding changes."""
-    out = set()
-    for i in range(len(stops) - 1):
-        cuts = {0.0, 1.0}
-        for a, b in zip(stops[i], stops[i + 1]):
-            if a != b:
-                lo, hi = sorted((a, b))
-                cuts |= {(k - 0.5 - a) / (b - a) for k in range(lo, hi + 2)}
-        cuts = sorted(c for c in cuts if 0 <= c <= 1)
-        near = [c + e for c in cuts for e in (-1e-9, 1e-9) if 0 <= c + e <= 1]  # a cut computed another way
-        for f in [*cuts, *near, *((x + y) / 2 for x, y in zip(cuts, cuts[1:]))]:
-            out.add(palette.scale_colour((i + f) / (len(stops) - 1), stops))
-    return out
-
-
 def _figures(value):
     if isinstance(value, str) and value.startswith("<svg"):
         yield value
@@ -170,8 +154,8 @@ def _figures(value):
 def test_every_figure_colour_is_a_palette_colour(tables_dir):
     tables = sorted(tables_dir.glob("*.json"))
     allowed = set(palette.entries().values()) | {"none"}
-    allowed |= _scale_colours(palette.WEIGHT_SCALE) | _scale_colours(palette.SIGNED_SCALE)
-    allowed |= _scale_colours(palette.SURPRISAL_SCALE)  # kit/cells.py's "surprisal" meaning, the loss bars
+    allowed |= scale_colours(palette.WEIGHT_SCALE) | scale_colours(palette.SIGNED_SCALE)
+    allowed |= scale_colours(palette.SURPRISAL_SCALE)  # kit/cells.py's "surprisal" meaning, the loss bars
     seen = 0
     for path in tables:
         for svg in _figures(json.loads(path.read_text(encoding="utf-8"))):

@@ -17,7 +17,7 @@ from html import unescape
 import numpy as np
 import pytest
 
-from common.palette import BLOCKED, SIGNED_SCALE, WEIGHT_SCALE, scale_colour
+from common.palette import BLOCKED, SENTENCES, SIGNED_SCALE, WEIGHT_SCALE, scale_colour
 from export.tables.kit.cells import number
 from export.tables.part2 import pictures, toy
 
@@ -99,7 +99,9 @@ def test_probability_bars_are_as_long_as_their_values(t):
     printed = [unescape(x) for x in re.findall(r'text-anchor="start"[^>]*>([0-9.]+)</text>', svg)]
     assert printed == [number(r[k], 3) for r in rows for k in (1, 2, 3)]
     # the river bars: the drawn widths keep the ratio of the probabilities
-    widths = [float(w) for w in re.findall(r'<rect [^>]*width="([\d.]+)" [^>]*rx="2" fill="#0369a1"', svg)]
+    widths = [
+        float(w) for w in re.findall(rf'<rect [^>]*width="([\d.]+)" [^>]*rx="2" fill="{SENTENCES["river"]}"', svg)
+    ]
     river = [r[1] for r in rows]
     assert len(widths) == len(river) + 1  # the key's swatch first
     for w, v in zip(widths[1:], river):

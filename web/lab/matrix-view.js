@@ -115,14 +115,17 @@ function matrixFigure({ title, labels, positions, value, label, describe, room }
     cols.querySelectorAll('li').forEach((li, i) => li.classList.toggle('on', active && i === cursor.k));
   };
   canvas.draw = () => {
+    // the palette's colours (build/site/assets/palette.css), read when drawn
+    const style = getComputedStyle(document.documentElement);
+    const colour = (name) => style.getPropertyValue(`--${name}`).trim();
     ctx.clearRect(0, 0, size, size);
     for (let q = 0; q < n; q++) {
       for (let k = 0; k < n; k++) {
         const w = value(q, k);
         if (w === null) {
-          ctx.fillStyle = '#e6e6e6';
+          ctx.fillStyle = colour('blocked');
           ctx.fillRect(k * cell, q * cell, cell, cell);
-          ctx.strokeStyle = '#bdbdbd';
+          ctx.strokeStyle = colour('grid');
           ctx.beginPath();
           ctx.moveTo(k * cell, (q + 1) * cell);
           ctx.lineTo((k + 1) * cell, q * cell);
@@ -135,15 +138,15 @@ function matrixFigure({ title, labels, positions, value, label, describe, room }
     }
     ctx.lineWidth = 2;
     if (active) {
-      ctx.strokeStyle = '#d97706';
+      ctx.strokeStyle = colour('linked');
       ctx.strokeRect(1, cursor.q * cell + 1, size - 2, cell - 2);
       ctx.strokeRect(cursor.k * cell + 1, 1, cell - 2, size - 2);
-      ctx.strokeStyle = '#111';
+      ctx.strokeStyle = colour('ink');
       ctx.strokeRect(cursor.k * cell + 1, cursor.q * cell + 1, cell - 2, cell - 2);
     } else {
       const at = positions.indexOf(linkedPosition());
       if (at >= 0) {
-        ctx.strokeStyle = '#d97706';
+        ctx.strokeStyle = colour('linked');
         ctx.strokeRect(at * cell + 1, 1, cell - 2, size - 2);
       }
     }

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from common.palette import ACCENT, INK_SOFT, MUTED
+from common.palette import ACCENT, INK_SOFT, MUTED, ROLES
 
 from .cells import cells, legend, number, top
 from .draw import MIN_TEXT, Drawing, document, text_width
@@ -43,6 +43,7 @@ class Panel:
     outline_rows: tuple = ()  # rows outlined in the accent colour
     after: str | None = None  # a symbol drawn between this panel and the next
     cells: dict = field(default_factory=dict)  # extra arguments of kit.cells.cells (fmt, blocked)
+    role: str | None = None  # "query", "key", "value", "message": caption and frame in the role's colour
 
 
 def _size(p: Panel, cell_w: float, cell_h: float) -> tuple[float, float, float]:
@@ -96,7 +97,8 @@ def panels(
         for k in ln:
             p, (label_w, w, _) = items[k], sizes[k]
             first_x = x if first_x is None else min(first_x, x)
-            d.text(x + label_w, y + 20, p.caption, size=MIN_TEXT, anchor="start", weight="600", fill=INK_SOFT)
+            ink = ROLES[p.role] if p.role else INK_SOFT
+            d.text(x + label_w, y + 20, p.caption, size=MIN_TEXT, anchor="start", weight="600", fill=ink)
             top_y = y + 30 + (34 if p.col_labels else 0)
             box = cells(
                 d,
@@ -112,6 +114,8 @@ def panels(
                 col_labels=p.col_labels,
                 **p.cells,
             )
+            if p.role:  # a query, key, value or message framed in its colour (common/palette.py ROLES)
+                d.rect(box.x - 3, box.y - 3, box.w + 6, box.h + 6, fill="none", stroke=ROLES[p.role], width=3, radius=3)
             for r in p.outline_rows:
                 d.rect(box.x - 2, box.y + r * cell_h - 2, box.w + 4, cell_h + 4, fill="none", stroke=ACCENT, width=3.5)
             if p.after and k != ln[-1]:

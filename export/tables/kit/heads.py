@@ -12,8 +12,12 @@ from .numbers import shape_text
 
 
 def head_colour(h: int) -> str:
-    """The colour of head ``h`` (0-based)."""
-    return HEADS[h % len(HEADS)]
+    """The colour of head ``h`` (0-based). The palette has one colour per head
+    of the four-head model; a fifth head would have to repeat a colour, so it
+    is refused rather than drawn in another head's colour."""
+    if not 0 <= h < len(HEADS):
+        raise ValueError(f"head {h + 1}: common/palette.py HEADS has colours for heads 1 to {len(HEADS)} only")
+    return HEADS[h]
 
 
 def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, heading: str) -> str:

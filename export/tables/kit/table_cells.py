@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.palette import ROLES
+
 from .cells import MEANINGS, cells, legend, number, top
 from .draw import MIN_TEXT, SLIDE, Box, Drawing, text_width
 
@@ -32,6 +34,7 @@ class Group:
     vmax: float | None = None  # the scale's top (by default kit/cells.py's)
     digits: int = 2
     blocked: str = "×"  # printed in a cell that holds no number
+    role: str | None = None  # "query", "key", "value", "message": its title and frame in the role's colour
 
 
 def _label(row, labels) -> str:
@@ -95,7 +98,8 @@ def table_block(
         cols = [names.get(c, str(head[c])) for c in g.columns]
         title_w = 0.0
         if g.title and not transpose:  # a transposed group is named by its row labels
-            d.text(cx, cy - 54, g.title, size=MIN_TEXT, anchor="start", weight="600")
+            extra = {"fill": ROLES[g.role]} if g.role else {}
+            d.text(cx, cy - 54, g.title, size=MIN_TEXT, anchor="start", weight="600", **extra)
             title_w = text_width(g.title, MIN_TEXT, bold=True)
         if transpose:
             box = cells(
@@ -132,6 +136,8 @@ def table_block(
             if n == 0:
                 for r, name in enumerate(row_names):
                     d.text(x - 10, y + r * cell_h + cell_h / 2 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="end")
+        if g.role:  # the cells of a query, key, value or message framed in its colour (common/palette.py ROLES)
+            d.rect(box.x - 3, box.y - 3, box.w + 6, box.h + 6, fill="none", stroke=ROLES[g.role], width=3, radius=3)
         right, bottom = max(right, box.x + box.w, cx + title_w), max(bottom, box.y + box.h)
         if transpose:
             cy = box.y + box.h + 44

@@ -133,9 +133,11 @@ def attention_figures(att: dict) -> dict:
             f"The query of the final token a, q = {_v(att['q'][1][0])}; the keys K = {_m(att['K'][1])} and the "
             f"values V = {_m(att['V'][1])}, one row per slot ({', '.join(ctx[1])}).",
             [
-                Panel("query q", att["q"][1], [ctx[1][-1]], [f"{c + 1}" for c in range(len(att["q"][1][0]))]),
-                Panel("keys K", att["K"][1], ctx[1], [f"{c + 1}" for c in range(len(att["K"][1][0]))]),
-                Panel("values V", att["V"][1], ctx[1], [f"{c + 1}" for c in range(len(att["V"][1][0]))]),
+                Panel(
+                    "query q", att["q"][1], [ctx[1][-1]], [f"{c + 1}" for c in range(len(att["q"][1][0]))], role="query"
+                ),
+                Panel("keys K", att["K"][1], ctx[1], [f"{c + 1}" for c in range(len(att["K"][1][0]))], role="key"),
+                Panel("values V", att["V"][1], ctx[1], [f"{c + 1}" for c in range(len(att["V"][1][0]))], role="value"),
             ],
             digits=3,
             name="coordinate",
@@ -176,7 +178,7 @@ def attention_figures(att: dict) -> dict:
         "maps-message",
         "Example 2's message: the weighted value rows, added up",
         f"Each value row scaled by its weight, α_j·v_j: {_m(contrib)}; their sum is the message m = {_v(msg[0])}.",
-        [Panel("α_j · v_j", contrib, ctx[1], dv, after="Σ →"), Panel("message m", msg, ["m"], dv)],
+        [Panel("α_j · v_j", contrib, ctx[1], dv, after="Σ →"), Panel("message m", msg, ["m"], dv, role="message")],
         digits=3,
         name="coordinate",
     )

@@ -8,7 +8,7 @@ position_pictures.py's, the video search search_picture.py's."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, ACCENT_MID, GRID, MUTED, SENTENCES
+from common.palette import ACCENT, ACCENT_MID, GRID, LINE, MUTED, SENTENCES
 
 from ..kit.bars import bars, column_rows
 from ..kit.cells import cells, legend
@@ -60,13 +60,16 @@ def pooled(pooled_table: dict) -> str:
     )
 
 
+ROLE_OF = {"queries": "query", "keys": "key", "values": "value"}
+
+
 def video_rows(video: dict, name: str, what: str) -> str:
     t = video[f"{name}_table"]
     return table_figure(
         f"part2-video-{name}",
         f"The {what} of the video search on named topics",
         t,
-        [Group(list(range(1, len(t["header"]))), digits=1, title=what)],
+        [Group(list(range(1, len(t["header"]))), digits=1, title=what, role=ROLE_OF[name])],
         labels=[0],
     )
 
@@ -78,7 +81,7 @@ def phase_b(bank: dict) -> str:
         bank["cheque"]["phase_b"],
         [
             Group([2], "weight", "weight α"),
-            Group([3, 4], title="value v"),
+            Group([3, 4], title="value v", role="value"),
             Group([5, 6], title="α·v"),
         ],
         labels=[1],
@@ -154,7 +157,11 @@ def every_qkv(projections_table: dict) -> str:
         "part2-every-qkv",
         "Every token's query, key and value in the river sentence",
         t,
-        [Group([2, 3, 4], title="query q"), Group([5, 6, 7], title="key k"), Group([8, 9], title="value v")],
+        [
+            Group([2, 3, 4], title="query q", role="query"),
+            Group([5, 6, 7], title="key k", role="key"),
+            Group([8, 9], title="value v", role="value"),
+        ],
         labels=[1],
         col_names=names,
         cell_h=32,
@@ -316,7 +323,8 @@ def four_ways(compare: dict) -> str:
         labels,
         rows,
         row_h=92,
-        colours=[ACCENT, ACCENT, ACCENT, SENTENCES["river"], SENTENCES["cheque"]],
+        # the three rules that ignore the words in grey; attention in each sentence's colour
+        colours=[LINE, LINE, LINE, SENTENCES["river"], SENTENCES["cheque"]],
     )
 
 
@@ -355,7 +363,7 @@ def swap2d(table2d: dict) -> str:
         named,
         [
             Group([2, 3, 4], "weight", "weights α", digits=3),
-            Group([5, 6], title="message", digits=3),
+            Group([5, 6], title="message", digits=3, role="message"),
         ],
         labels=[0, 1],
         col_names={2: "slot 1", 3: "slot 2", 4: f"slot 3 ({query})", 5: "x", 6: "y"},
