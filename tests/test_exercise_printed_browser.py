@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from support.decks import open_deck
+from support.lab import AXE
 from support.pages import PageWatch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,12 +92,27 @@ def test_print_pdf_shows_every_question_and_solution_on_a_page(page, site_url, d
 
 @pytest.mark.parametrize("deck", DECKS)
 def test_the_reading_view_prints_the_copies_and_hides_them_on_screen(page, site_url, deck):
+    page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{site_url}/read/{deck}.html")
     page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
     assert all(r["hidden"] and not r["shown"] for r in page.evaluate(TEXTS))
     page.emulate_media(media="print")
     for r in page.evaluate(PRINTED):
         assert r["copy"] > 0 and r["answer"] > 0 and r["widget"] == 0, r
+    # the copies as a reader without JavaScript meets them, one solution open: axe finds nothing serious
+    page.emulate_media(media="screen")
+    page.evaluate("""document.querySelectorAll('.exercise-static').forEach((c) => { c.hidden = false; });
+                     document.querySelector('.ex-worked').open = true;""")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "axe.run({include: [...document.querySelectorAll('.exercise-static')]}, {resultTypes: ['violations']})"
+    )
+    bad = [
+        (v["id"], [n["target"] for n in v["nodes"][:3]])
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not bad, bad
     page.watch.assert_clean()
 
 
