@@ -61,7 +61,7 @@ def load_tables(tables_dir: Path, root: Path) -> dict:
 
 
 def render_pages(inp: Inputs, tables: dict) -> tuple[list, object]:
-    renderer = Renderer(inp.root, inp.content, inp.templates, inp.node_modules)
+    renderer = Renderer(inp.root, inp.content, inp.templates, inp.node_modules, inp.web)
     decks = []
     deck_dir = inp.content / "decks"
     sources = sorted(deck_dir.glob("*.md")) if deck_dir.is_dir() else []

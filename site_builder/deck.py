@@ -19,7 +19,7 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from . import comparisons, guards
+from . import comparisons, exercise_texts, guards
 from .exercises import exercise_box
 from .fences import code_flags
 from .jinja_env import environment, last_template_frame
@@ -131,8 +131,10 @@ class Renderer:
     """Renders the content files of one build: one Jinja environment for the
     deck bodies, and per page its printed values (provenance) and placeholders."""
 
-    def __init__(self, root: Path, content_dir: Path, templates_dir: Path, node_modules: Path):
+    def __init__(self, root: Path, content_dir: Path, templates_dir: Path, node_modules: Path, web: Path | None = None):
         self.root, self.content_dir, self.node_modules = root, content_dir, node_modules
+        self.web = root / "web" if web is None else web
+        self._printed: dict[str, dict] | None = None  # the exercises' printed texts, read once (exercise_box)
         self.provenance = Provenance()
         self.slots = Placeholders()
         self.map_reach: dict[str, int] = {}  # per page: the furthest stage of each map shown (maps.py)
@@ -149,9 +151,19 @@ class Renderer:
             listing=lambda path, symbol=None, lines=None, caption=None: listing(root, path, symbol, lines, caption),
             map_strip=lambda name, stage: map_strip(content_dir, name, stage, self.map_reach),
             map_code_table=lambda name: code_table(content_dir, name),
-            exercise_box=lambda name: exercise_box(content_dir, name),
+            exercise_box=lambda name: exercise_box(content_dir, name, self.printed_exercises()),
         )
         self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+    def printed_exercises(self) -> dict[str, dict] | None:
+        """Every exercise's texts for the printed seed (exercise_texts.printed), read
+        once per build; None when the web folder has no exercises."""
+        if self._printed is None and (self.web / "core" / "exercises.js").is_file():
+            try:
+                self._printed = exercise_texts.printed(self.web)
+            except exercise_texts.ExerciseTextError as exc:
+                raise ValueError(str(exc)) from exc
+        return self._printed
 
     def block(self, html) -> Markup:
         """The `block` filter of the macros: finished HTML, kept away from Markdown."""

@@ -4,13 +4,17 @@
 // site_builder/exercise_texts.py (the notation check, N = its SEEDS, and the statement tests).
 // Usage: node exercise_texts.mjs WEB N (WEB: the folder holding core/exercises.js)
 //   -> {"maps": [{"id", "seed", "inputs", "answer", "texts": [...],
-//                 "mistakes": [{"name", "message", "value"}]}], ...}
+//                 "mistakes": [{"name", "message", "value"}], "shown": {...}}], ...}
+// "shown" is what the widget shows for that seed (core/exercises.js shownTexts:
+// seedLine, question, hint, steps, answer). N = "printed": only the seed the built
+// pages print (PRINTED_SEED), for their copy of every exercise (site_builder/exercises.py).
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
 const [web, count] = process.argv.slice(2);
-const { DECKS, answer, draw } = await import(pathToFileURL(path.join(web, 'core', 'exercises.js')).href);
-const seeds = Array.from({ length: Number(count) || 1 }, (_, i) => i);
+const { DECKS, PRINTED_SEED, answer, draw, shownTexts } = await import(
+  pathToFileURL(path.join(web, 'core', 'exercises.js')).href);
+const seeds = count === 'printed' ? [PRINTED_SEED] : Array.from({ length: Number(count) || 1 }, (_, i) => i);
 const out = {};
 for (const [deck, kinds] of Object.entries(DECKS)) {
   out[deck] = [];
@@ -21,7 +25,9 @@ for (const [deck, kinds] of Object.entries(DECKS)) {
       for (const mistake of kind.mistakes) texts.push(mistake.message);
       if (kind.range) texts.push(kind.range.message);
       const mistakes = kind.mistakes.map((m) => ({ name: m.name, message: m.message, value: m.value(inputs) }));
-      out[deck].push({ id: kind.id, seed, inputs, answer: answer(kind.id, inputs), texts, mistakes });
+      const shown = shownTexts(kind.id, seed);
+      delete shown.inputs; // already above
+      out[deck].push({ id: kind.id, seed, inputs, answer: answer(kind.id, inputs), texts, mistakes, shown });
     }
   }
 }

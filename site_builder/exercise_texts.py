@@ -24,14 +24,12 @@ class ExerciseTextError(RuntimeError):
     pass
 
 
-def drawn(web: Path, seeds: int = SEEDS) -> dict[str, list[dict]]:
-    """{deck: [{id, seed, inputs, answer, texts, mistakes}]} for seeds 0 .. seeds-1
-    of the exercises in ``web``/core (the site's web folder)."""
+def _run(web: Path, count: str) -> dict[str, list[dict]]:
     node = shutil.which("node")
     if node is None:
         raise ExerciseTextError("Node.js is needed to read the exercise texts (web/core/exercises-*.js)")
     proc = subprocess.run(
-        [node, "--no-warnings", str(SCRIPT), str(web), str(seeds)],
+        [node, "--no-warnings", str(SCRIPT), str(web), count],
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -40,3 +38,18 @@ def drawn(web: Path, seeds: int = SEEDS) -> dict[str, list[dict]]:
     if proc.returncode != 0:
         raise ExerciseTextError(f"{SCRIPT.name} failed: {proc.stderr.strip()[-2000:]}")
     return json.loads(proc.stdout)
+
+
+def drawn(web: Path, seeds: int = SEEDS) -> dict[str, list[dict]]:
+    """{deck: [{id, seed, inputs, answer, texts, mistakes, shown}]} for seeds 0 .. seeds-1
+    of the exercises in ``web``/core (the site's web folder)."""
+    return _run(web, str(seeds))
+
+
+def printed(web: Path) -> dict[str, dict]:
+    """ID -> what the widget shows for the seed the built pages print
+    (PRINTED_SEED of web/core/exercises.js): {"seed", "seedLine": [before, link,
+    after], "question": [...], "hint", "steps": [...], "answer"} (core/exercises.js
+    shownTexts), for the page's copy of every exercise (exercises.py)."""
+    items = [item for deck in _run(web, "printed").values() for item in deck]
+    return {item["id"]: {"seed": item["seed"], **item["shown"]} for item in items}

@@ -1,5 +1,6 @@
 """The m.exercise macro at build time: a closed box titled from
-content/exercises.toml holding the widget element and no number of its own;
+content/exercises.toml holding the widget element and no number of its own,
+followed by the exercise's printed copy (tests/test_exercise_printed.py);
 an unknown ID or a broken catalog stops the build, naming the deck and line or
 the catalog."""
 
@@ -27,8 +28,10 @@ def test_an_exercise_box_is_closed_titled_and_holds_no_number(mini, capsys):
     assert f"<summary>Exercise · {title}</summary>" in boxes[0]
     assert 'data-widget="exercise" data-exercise="softmax-weight"' in boxes[0]
     assert "open" not in boxes[0].split(">")[0] and not re.search(r"\d", re.sub(r"<[^>]+>", "", boxes[0]))
-    # its own paragraph, before the takeaway, never inside a <p>
-    assert re.search(r"</details>\s*</div>\s*<div class=\"slide-foot\"><p class=\"takeaway\">", html)
+    # its own paragraph, then its printed copy, before the takeaway, never inside a <p>
+    copy = r'<div class="exercise-static" data-exercise-static="softmax-weight" data-seed="\d+">'
+    assert re.search(rf"</details>\s*{copy}", html)
+    assert re.search(r"</details>\s*</div>\s*</div>\s*<div class=\"slide-foot\"><p class=\"takeaway\">", html)
     assert "<p><details" not in html
     read = (out / "read" / "ex.html").read_text(encoding="utf-8")
     assert boxes[0] in read and "assets/exercise.css" in read and "assets/exercise.css" in html

@@ -116,6 +116,37 @@
   }
   Reveal.on("ready", fitNear);
   Reveal.on("slidechanged", fitNear);
+
+  // ?print-pdf: an exercise's printed copy (question and worked solution,
+  // site_builder/exercises.py) stands on its slide's page; where it would push
+  // the slide off its page, it gets a page of its own right after, headed by
+  // the exercise's title.
+  function pageExercises() {
+    for (const page of document.querySelectorAll(".reveal .slides .pdf-page")) {
+      const section = page.querySelector(":scope > section");
+      const copies = section ? [...section.querySelectorAll(".exercise-static")] : [];
+      if (!copies.length) continue;
+      fitSlide(section);
+      if (!overflows(section)) continue;
+      const own = document.createElement("section");
+      own.className = "exercise-page present";
+      own.style.cssText = `left: ${section.style.left}; top: ${section.style.top}; width: ${section.style.width}`;
+      for (const copy of copies) {
+        const title = document.createElement("h2");
+        const summary = copy.previousElementSibling && copy.previousElementSibling.querySelector("summary");
+        title.textContent = summary ? summary.textContent : "Exercise";
+        if (summary) summary.parentElement.classList.add("exercise-moved");   // exercise.css: "on the next page"
+        own.append(title, copy);
+      }
+      const next = document.createElement("div");
+      next.className = "pdf-page";
+      next.style.height = page.style.height;
+      next.append(own);
+      page.after(next);
+      fitSlide(section);
+    }
+  }
+  if (printing) Reveal.on("pdf-ready", pageExercises);
   // a widget that mounted (widgets/loader.js sets data-mounted) changed its slide's height
   new MutationObserver((records) => {
     let stale = false;

@@ -6,7 +6,8 @@ for tests/test_slide_layout.py and for a report by hand:
 prints, per deck, how many slides meet each goal: smallest text >= 18 px,
 at most 90 prose words (outside tables, code, figures and math), a figure or
 a widget. What a closed ``<details>`` (an exercise box, which opens over the
-whole slide) hides is not on the slide: neither its words nor its size count.
+whole slide) hides is not on the slide: neither its words nor its size count;
+nor does an exercise's printed copy once its widget has hidden it.
 
 ``SLIDE`` is look.py's METRICS function, unchanged in what it reports
 (``min_font_px`` is a font's computed size times reveal.js's scale, so an SVG
@@ -80,9 +81,10 @@ SLIDE = (
     }
   }
   const c = s.cloneNode(true);
-  // a closed <details> (an exercise box) shows only its summary: its hidden body is not prose on the slide
+  // a closed <details> (an exercise box) shows only its summary: its hidden body is not prose on the slide;
+  // nor is an exercise's printed copy, hidden once its widget works (it is for print)
   c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header, '
-    + 'details:not([open]) > :not(summary)').forEach(n => n.remove());
+    + 'details:not([open]) > :not(summary), .exercise-static[hidden]').forEach(n => n.remove());
   const prose = (c.textContent || '').split(/\\s+/).filter(w => /[A-Za-z]/.test(w)).length;
   const h = s.querySelector('h1,h2,h3');
   const round = (x) => Math.round(x * 10) / 10;

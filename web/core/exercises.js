@@ -13,6 +13,9 @@ import { RESULTS } from './exercises-results.js';
 export const DECKS = { maps: MAPS, part2: PART2, part3: PART3, results: RESULTS };
 export const KINDS = Object.fromEntries(Object.values(DECKS).flat().map((kind) => [kind.id, kind]));
 export const SEED_MAX = 0xFFFFFFFF;
+// The seed the built pages print (the reading view, ?print-pdf and a page read
+// without JavaScript: site_builder/exercise_texts.mjs); a visit draws its own.
+export const PRINTED_SEED = 0;
 const LARGEST = 1e12; // no answer comes near it: a longer number is a typing slip
 
 export function kindOf(id) {
@@ -60,6 +63,30 @@ export function nextSeed(id, seed) {
 
 export function formatAnswer(kind, value) {
   return `${f(value, kind.digits)}${kind.percent ? '%' : ''}`;
+}
+
+// What form the answer takes, as the answer field's label and the solution's last line say it.
+export function describe(kind) {
+  if (kind.digits === 0) return 'a whole number';
+  const places = kind.digits === 1 ? '1 decimal' : `${kind.digits} decimals`;
+  return kind.percent ? `a percentage, to ${places}` : `to ${places}`;
+}
+
+// Every text the exercise shows for one seed, in the widget's words: the seed line
+// (before, link, after), the question's lines, the hint, the worked steps and the
+// answer line. The widget (web/widgets/exercise.js) and the built page's printed
+// copy (site_builder/exercises.py, through exercise_texts.mjs) both use it.
+export function shownTexts(id, seed) {
+  const kind = kindOf(id);
+  const inputs = draw(id, seed);
+  return {
+    inputs,
+    seedLine: [`Seed ${seed}: the same seed gives the same numbers (`, 'a link with this seed', ').'],
+    question: kind.question(inputs),
+    hint: `Hint: ${kind.hint}`,
+    steps: kind.steps(inputs),
+    answer: `Answer (${describe(kind)}): ${formatAnswer(kind, kind.answer(inputs))}`,
+  };
 }
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;

@@ -13,7 +13,7 @@
 import { el } from '../core/dom.js';
 import { f } from '../core/exercise-kit.js';
 import {
-  SEED_MAX, draw, formatAnswer, isSeed, judge, kindOf, nextSeed, parseAnswer,
+  SEED_MAX, describe, formatAnswer, isSeed, judge, kindOf, nextSeed, parseAnswer, shownTexts,
 } from '../core/exercises.js';
 
 let pageSeed = null;
@@ -43,12 +43,6 @@ function startingSeed() {
     if (pageSeed === null) pageSeed = crypto.getRandomValues(new Uint32Array(1))[0] % 10000;
   }
   return pageSeed;
-}
-
-function describe(kind) {
-  if (kind.digits === 0) return 'a whole number';
-  const places = kind.digits === 1 ? '1 decimal' : `${kind.digits} decimals`;
-  return kind.percent ? `a percentage, to ${places}` : `to ${places}`;
 }
 
 function addressWithSeed(seed) {
@@ -92,22 +86,24 @@ export function mount(element) {
   }
 
   function render() {
-    inputs = draw(id, seed);
+    const shown = shownTexts(id, seed);
+    inputs = shown.inputs;
     element.dataset.inputs = JSON.stringify(inputs);
     element.dataset.seed = String(seed);
-    const lines = kind.question(inputs);
+    const lines = shown.question;
     question.replaceChildren(...lines.map((line, i) => el('p', { class: i === lines.length - 1 ? 'ex-ask' : undefined },
       line)));
-    const link = el('a', { href: addressWithSeed(seed) }, 'a link with this seed');
+    const link = el('a', { href: addressWithSeed(seed) });
     // the slide's #/N changes after the widget is drawn: take the address when the link is used
     for (const type of ['focus', 'pointerenter', 'click']) {
       link.addEventListener(type, () => { link.href = addressWithSeed(seed); });
     }
     const note = refused !== null && seed === pageSeed ? [el('span', { class: 'ex-refused' }, refused), ' '] : [];
-    seedLine.replaceChildren(...note, `Seed ${seed}: the same seed gives the same numbers (`, link, ').');
-    hint.textContent = `Hint: ${kind.hint}`;
-    solution.replaceChildren(...kind.steps(inputs).map((step) => el('li', {}, step)),
-      el('li', { class: 'ex-answer' }, `Answer (${describe(kind)}): ${formatAnswer(kind, kind.answer(inputs))}`));
+    link.textContent = shown.seedLine[1];
+    seedLine.replaceChildren(...note, shown.seedLine[0], link, shown.seedLine[2]);
+    hint.textContent = shown.hint;
+    solution.replaceChildren(...shown.steps.map((step) => el('li', {}, step)),
+      el('li', { class: 'ex-answer' }, shown.answer));
     toggle(hintButton, hint, false);
     toggle(solutionButton, solution, false);
     input.value = '';
@@ -153,4 +149,15 @@ export function mount(element) {
   element.append(seedLine, question, form,
     el('div', { class: 'ex-buttons' }, hintButton, solutionButton, newButton), verdict, hint, solution);
   render();
+  hidePrintedCopy(element);
+}
+
+// The built page's copy of the exercise (site_builder/exercises.py: the question and
+// worked solution for the printed seed, right after the box) is for print and for a
+// page read without JavaScript: once the exercise works, the screen shows only the
+// box (exercise.css shows the copy again in print).
+function hidePrintedCopy(element) {
+  const box = element.closest('.exercise-box');
+  const copy = box && box.nextElementSibling;
+  if (copy && copy.matches('.exercise-static')) copy.hidden = true;
 }
