@@ -13,6 +13,7 @@ from common import palette, typeface
 from common.settings import ROOT, SITE_DIR
 from site_builder import palette_css
 from support.colour import scale_colours
+from support.figures import svgs_in
 
 HEX = re.compile(r"#[0-9a-fA-F]{3,8}\b")
 SVG_TAGS = "svg|g|rect|line|path|text|circle|ellipse|polyline|polygon|defs|marker|title|desc|tspan"
@@ -140,17 +141,6 @@ def test_exactly_one_module_writes_svg_markup():
     assert writers == ["export/tables/kit/draw.py"]
 
 
-def _figures(value):
-    if isinstance(value, str) and value.startswith("<svg"):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _figures(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _figures(v)
-
-
 def test_every_figure_colour_is_a_palette_colour(tables_dir):
     tables = sorted(tables_dir.glob("*.json"))
     allowed = set(palette.entries().values()) | {"none"}
@@ -158,7 +148,7 @@ def test_every_figure_colour_is_a_palette_colour(tables_dir):
     allowed |= scale_colours(palette.SURPRISAL_SCALE)  # kit/cells.py's "surprisal" meaning, the loss bars
     seen = 0
     for path in tables:
-        for svg in _figures(json.loads(path.read_text(encoding="utf-8"))):
+        for svg in svgs_in(json.loads(path.read_text(encoding="utf-8"))):
             for el in ET.fromstring(svg).iter():
                 for attr in ("fill", "stroke"):
                     colour = el.get(attr)

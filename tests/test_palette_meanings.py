@@ -23,6 +23,7 @@ from common import palette
 from common.settings import ROOT, SITE_DIR, TABLES_DIR
 from site_builder import palette_css
 from support.colour import chroma, contrast, delta_e, lab, scale_colours, simulate
+from support.figures import svgs_in
 
 APART = 10.0  # CIE76: two marks of different meanings
 PALE_APART = 5.0  # two pale fills of different meanings
@@ -175,24 +176,13 @@ def _svg_colours(svg: str):
                 yield tag, prop.strip(), value.strip()
 
 
-def _figures(value):
-    if isinstance(value, str) and value.lstrip().startswith("<svg"):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _figures(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _figures(v)
-
-
 def _built_svgs():
     """(where, svg markup) of every figure: build/tables' figures, the SVG
     files and the SVG inline in the pages of build/site."""
     assert (TABLES_DIR / "maps_mlp.json").exists(), "build/tables is missing: run `make site`"
     assert (SITE_DIR / "index.html").exists(), "build/site is missing: run `make site`"
     for path in sorted(TABLES_DIR.glob("*.json")):
-        for svg in _figures(json.loads(path.read_text(encoding="utf-8"))):
+        for svg in svgs_in(json.loads(path.read_text(encoding="utf-8"))):
             yield f"build/tables/{path.name}", svg
     for path in sorted(SITE_DIR.rglob("*.svg")):
         if "vendor" not in path.parts:

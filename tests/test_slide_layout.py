@@ -26,6 +26,7 @@ import pytest
 
 from common.settings import ROOT, TABLES_DIR
 from common.typeface import PHONE_MIN_PX, SLIDE_MIN_PX
+from support.figures import svgs_in
 from support.slide_metrics import GOALS, SHOW_SLIDE, open_deck
 
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
@@ -84,21 +85,10 @@ def test_slides_are_short_pictured_and_fit(wide):
     assert not over, over
 
 
-def _figures(value):
-    if isinstance(value, str) and value.startswith("<svg"):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _figures(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _figures(v)
-
-
 def test_every_figure_label_is_at_least_18_units():
     sizes = []
     for path in sorted(TABLES_DIR.glob("*.json")):
-        for svg in _figures(json.loads(path.read_text(encoding="utf-8"))):
+        for svg in svgs_in(json.loads(path.read_text(encoding="utf-8"))):
             found = [float(x) for x in re.findall(r'font-size="([\d.]+)"', svg)]
             sizes += [(x, path.stem) for x in found]
     assert len(sizes) > 300
