@@ -12,7 +12,7 @@ import pytest
 
 from site_builder.provenance import Provenance
 from site_builder.values import fmt, track
-from support.numbers import ungrouped_in_prose, visible_lines
+from support.numbers import run_together, ungrouped_in_prose, visible_lines
 
 
 @pytest.mark.parametrize(
@@ -38,6 +38,23 @@ from support.numbers import ungrouped_in_prose, visible_lines
 )
 def test_the_prose_reader_finds_what_it_should(text, found):
     assert ungrouped_in_prose(text) == found
+
+
+@pytest.mark.parametrize(
+    "text,found",
+    [
+        ("1,094, 467, 483", ["1,094, 467"]),
+        ("988, 5,163, 522", ["988, 5,163"]),
+        ("steps 0, 400, 5,250 of the 14", ["400, 5,250"]),
+        ("1,094; 467; 483", []),
+        ("steps 0, 400 and 5,250", []),
+        ("seeds 11, 29, 47", []),
+        ("best at step 2,250, 0.258 nats below", []),  # a decimal fraction is not part of the list
+        ("[2, 4000], [1, 1000]", []),
+    ],
+)
+def test_the_list_reader_finds_numbers_that_run_together(text, found):
+    assert run_together(text) == found
 
 
 def test_visible_text_leaves_out_code_figures_and_the_mathml_copy():
@@ -90,13 +107,12 @@ def pages(site_dir):
 def test_every_page_groups_its_digits(site_dir):
     found = pages(site_dir)
     assert len(list(site_dir.glob("decks/*.html"))) >= 4 and len(list(site_dir.glob("read/*.html"))) >= 4
-    lines = bad = 0
-    problems = []
+    lines, problems = 0, []
     for page in found:
         for line in visible_lines(page.read_text(encoding="utf-8")):
             lines += 1
-            for n in ungrouped_in_prose(line):
-                bad += 1
-                problems.append(f"build/site/{page.relative_to(site_dir)}: {n!r} in {line[:140]!r}")
+            where = f"build/site/{page.relative_to(site_dir)}"
+            problems += [f"{where}: {n!r} without a comma in {line[:140]!r}" for n in ungrouped_in_prose(line)]
+            problems += [f"{where}: {n!r} runs two numbers together in {line[:140]!r}" for n in run_together(line)]
     assert lines > 2000, f"only {lines} lines of text read from {len(found)} pages: the reader is broken"
-    assert not bad, "numbers from 1,000 on without a comma (content/notation.toml):\n" + "\n".join(problems)
+    assert not problems, "numbers not written as content/notation.toml says:\n" + "\n".join(problems)

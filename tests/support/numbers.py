@@ -6,7 +6,8 @@ with a comma, except inside a list of IDs or a shape such as [2, 4000]).
 (tests/test_figure_numbers.py) use it as it is. ``ungrouped_in_prose`` also
 leaves out what grouping would make wrong in a sentence: a year (Vaswani et
 al., 2017; a date 2026-11-29), an arXiv identifier (arXiv:1706.03762) and a
-random seed (seed 2017), which are names, not amounts. ``visible_lines`` is the
+random seed (seed 2017), which are names, not amounts. ``run_together`` finds
+a list of whole numbers whose comma separators read as thousands commas. ``visible_lines`` is the
 text of a page a reader sees, without code, SVG (the figure test reads those)
 or the copy KaTeX keeps for screen readers."""
 
@@ -26,6 +27,11 @@ ARXIV = re.compile(r"\barXiv:\d{4}\.\d{4,5}")
 SEED = re.compile(r"\bseeds? \d+(?:(?:, | and )\d+)*")
 
 
+# two whole numbers in a list, one of them grouped: "1,094, 467" or "400, 5,250" reads
+# as one number (such a list is separated by "; " or ends with "and")
+RUN_TOGETHER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+, \d+(?![\d.])|(?<![\d.,])\d+, \d{1,3}(?:,\d{3})+(?![\d.])")
+
+
 def ungrouped(text: str) -> list[str]:
     return UNGROUPED.findall(BRACKETS.sub(" ", text))
 
@@ -34,6 +40,10 @@ def ungrouped_in_prose(text: str) -> list[str]:
     for name in (ARXIV, SEED, YEAR):
         text = name.sub(" ", text)
     return ungrouped(text)
+
+
+def run_together(text: str) -> list[str]:
+    return RUN_TOGETHER.findall(BRACKETS.sub(" ", text))
 
 
 # elements whose text is not prose: code, a figure (its own test), KaTeX's MathML copy
