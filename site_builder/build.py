@@ -24,6 +24,7 @@ from .assemble import BuildError
 from .deck import ContentError, Renderer
 from .jinja_env import environment, last_template_frame
 from .listing import stylesheet
+from .values import fmt
 
 HERE = Path(__file__).resolve().parent
 SLIDE_SECTION = re.compile(r"<section data-slide=")
@@ -136,7 +137,7 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
         lab=lab,
         pages=ref.pages,
         zip_name=ZIP_NAME,
-        zip_kib=max(1, round(zip_size / 1024)),
+        zip_kib=fmt(max(1, round(zip_size / 1024))),  # written as every number is (4,168)
     )
     (staging / "index.html").write_text(html, encoding="utf-8")
     if lab:  # replaces the copy of web/lab/index.html

@@ -87,7 +87,7 @@ class Provenance:
                 f"(compute it in export/tables)"
             )
         if kind == "len":
-            return self._marker(source, "len", "len", str(len(value)))
+            return self._marker(source, "len", "len", fmt(len(value)))
         if kind == "abs":  # the size of a signed value, when a word (m.compare) already says its direction
             return self._marker(source, digits, "abs", fmt(abs(value), digits))
         return self._marker(source, digits, kind, fmt(value, digits))
@@ -160,8 +160,9 @@ class Provenance:
 
         def sub(m):
             source, digits, kind, txt = self.printed[int(m.group(1))]
-            if tex:
-                return f"\\htmlData{{source={source}, digits={digits}, kind={kind}}}{{{txt}}}"
+            if tex:  # a thousands comma as {,}: TeX spaces a bare comma as punctuation ("4, 000")
+                num = txt if kind == "list" else txt.replace(",", "{,}")
+                return f"\\htmlData{{source={source}, digits={digits}, kind={kind}}}{{{num}}}"
             start = m.start()
             if text.rfind("<", 0, start) > text.rfind(">", 0, start):  # inside a tag: an attribute value
                 return txt

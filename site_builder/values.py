@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from common.numbers import written
+
 
 def resolve(data: dict, value):
     """A source string "TABLE.key.0" -> (value, source); a tracked value -> (value,
@@ -32,23 +34,19 @@ def resolve(data: dict, value):
 
 
 def fmt(value, digits: int = 4, group: bool = True) -> str:
-    """None -> '—'; bool -> true/false; int with comma grouping from 1,000 on
-    (a count: 4,000 stories, 5,250 steps); float with fixed decimals (no sign on
-    a zero, − for minus); list -> [a, b], its ints never grouped (IDs and shapes:
-    [2, 4000]); anything else -> str."""
+    """None -> '—'; bool -> true/false; int or float written as the course writes
+    numbers (common/numbers.written): digits grouped with a comma from 1,000 on
+    (4,000 stories, step 5,250, 2,224.5 s), a float with ``digits`` fixed decimals,
+    no sign on a zero, − for minus; infinity -> ∞; list -> [a, b], its numbers never
+    grouped (IDs and shapes: [2, 4000]); anything else -> str."""
     if value is None:
         return "—"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return (f"{value:,}" if group and abs(value) >= 1000 else str(value)).replace("-", "−")
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "−∞" if value < 0 else "∞"
-        text = f"{value:.{digits}f}"
-        if float(text) == 0:
-            text = text.lstrip("-")
-        return text.replace("-", "−")
+    if isinstance(value, float) and math.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    if isinstance(value, (int, float)):
+        return written(value, digits, group)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(fmt(v, digits, group=False) for v in value) + "]"
     return str(value)

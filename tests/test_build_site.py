@@ -191,6 +191,7 @@ def test_fmt_and_resolve_follow_the_readme():
     assert fmt(-0.0000001, 6) == "0.000000" and fmt(-0.5, 1) == "−0.5"
     assert fmt(0.1444295048713684, 7) == "0.1444295" and fmt(-1.5, 2) == "−1.50"
     assert fmt([1, 2.0], 1) == "[1, 2.0]" and fmt("<PAD>") == "<PAD>"
+    assert fmt(5163.2, 0) == "5,163" and fmt(2224.5, 1) == "2,224.5" and fmt(-1250.0, 0) == "−1,250"  # floats too
     data = {"t": {"rows": [[1, 2]], "v": [0.5]}}
     assert resolve(data, "t.rows.0.1") == (2, "t.rows.0.1")
     assert resolve(data, [1]) == ([1], None)

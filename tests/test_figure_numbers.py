@@ -13,15 +13,11 @@ from html import unescape
 import pytest
 
 from export.tables.kit.charts import tick_text
+from support.numbers import ungrouped
 
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 TAG = re.compile(r"<[^>]+>")
 LABEL = re.compile(r'\baria-label="([^"]*)"')
-# a shape or a list of IDs: [2, 4000], [2, 4, 64, 16]
-BRACKETS = re.compile(r"\[[^\[\]]*\]")
-# four or more digits in a row that are not part of a grouped number, a decimal
-# fraction, an identifier (fig-res-1000) or a hex colour
-UNGROUPED = re.compile(r"(?<![\w.,#-])\d{4,}(?![\w,])")
 
 
 def svg_texts(svg: str) -> list[str]:
@@ -29,10 +25,6 @@ def svg_texts(svg: str) -> list[str]:
     one piece per element, and every aria-label."""
     pieces = [unescape(t).strip() for t in TAG.split(svg)]
     return [t for t in pieces if t] + [unescape(a) for a in LABEL.findall(svg)]
-
-
-def ungrouped(text: str) -> list[str]:
-    return UNGROUPED.findall(BRACKETS.sub(" ", text))
 
 
 def figures_in(value, path: str):

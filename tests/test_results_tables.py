@@ -131,12 +131,7 @@ def test_charts_have_text_alternatives_and_one_curve_per_run():
     assert {(l.get("data-kind"), int(l.get("data-seed"))) for l in lines} == {(x["kind"], x["seed"]) for x in r["runs"]}
     # step 1 is left off the drawing (it is in the data table), so each curve has 3 points
     assert all(len(l.get("points").split()) == 3 for l in lines)
-    assert len(c["val_curves_table"]["rows"]) == 9 and c["val_curves_table"]["header"][2:] == [
-        "1",
-        "750",
-        "1500",
-        "2250",
-    ]
+    assert len(c["val_curves_table"]["rows"]) == 9 and c["val_curves_table"]["header"][2:] == [1, 750, 1500, 2250]
     assert len(curves.findall(f".//{SVG}circle[@class='selected']")) == sum(
         1 for x in r["runs"] if x["selected_step"] != 1
     )

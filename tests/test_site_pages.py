@@ -18,24 +18,34 @@ DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 
 
 def fmt(value, digits: int, group: bool = True) -> str:
-    """The README's number formatting, written out independently of site_builder."""
+    """The README's number formatting, written out independently of site_builder:
+    ints and floats grouped with a comma from 1,000 on, lists never grouped."""
     if value is None:
         return "—"
     if value is True or value is False:
         return "true" if value else "false"
-    if isinstance(value, int):
-        text = f"{value:,}" if group and abs(value) >= 1000 else str(value)
-        return text.replace("-", "−")
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "−∞" if value < 0 else "∞"
-        text = f"{value:.{digits}f}"
+    if isinstance(value, float) and math.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    if isinstance(value, (int, float)):
+        text = f"{value:d}" if isinstance(value, int) else f"{value:.{digits}f}"
         if set(text) <= set("-0."):
             text = text.lstrip("-")
+        if group:
+            whole, dot, frac = text.partition(".")
+            sign, whole = ("-", whole[1:]) if whole.startswith("-") else ("", whole)
+            groups = []
+            while len(whole) > 3:
+                whole, groups = whole[:-3], [whole[-3:]] + groups
+            text = sign + ",".join([whole] + groups) + dot + frac
         return text.replace("-", "−")
     if isinstance(value, list):
         return "[" + ", ".join(fmt(v, digits, group=False) for v in value) + "]"
     return str(value)
+
+
+def label(value) -> str:
+    """A header or label cell: a whole number grouped, text as is."""
+    return fmt(value, 0) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def squash(text: str) -> str:
@@ -108,7 +118,7 @@ def test_every_sourced_value_shows_the_json_values(deck_walk, site_dir, slug):
             values = value["values"] if isinstance(value, dict) else value
             assert el["bars"] == [fmt(v, el["digits"]) for v in values], el["source"]
             if isinstance(value, dict) and "labels" in value:
-                assert el["labels"] == [str(x) for x in value["labels"]]
+                assert el["labels"] == [label(x) for x in value["labels"]]
         elif el["kind"] in ("num", "list"):  # a number printed in prose or math (m.num, {{ data... }}, m.ids)
             assert squash(el["text"]) == squash(fmt(value, el["digits"])), el["source"]
             numbers += 1
@@ -116,7 +126,7 @@ def test_every_sourced_value_shows_the_json_values(deck_walk, site_dir, slug):
             assert squash(el["text"]) == squash(fmt(abs(value), el["digits"])), el["source"]
             numbers += 1
         elif el["kind"] == "len":
-            assert el["text"] == str(len(value)), el["source"]
+            assert el["text"] == fmt(len(value), 0), el["source"]
             numbers += 1
         else:
             raise AssertionError(f"unknown data-source element {el['kind']}: {el['source']}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.numbers import written
 from common.palette import BLOCKED, GRID, INK_SOFT, MUTED, SIGNED_SCALE, SURPRISAL_SCALE, WEIGHT_SCALE, scale_colour
 
 from .draw import COLUMN, MIN_TEXT, Box, Drawing, text_on, text_width
@@ -46,12 +47,9 @@ MEANINGS = {
 
 
 def number(v: float, digits: int = 2) -> str:
-    """A cell's text: fixed decimals, a true minus sign, no sign on zero; a
-    whole number (digits 0) from 1,000 on grouped, as the decks print counts."""
-    text = f"{v:,.0f}" if digits == 0 and abs(v) >= 999.5 else f"{v:.{digits}f}"
-    if set(text) <= set("-0."):
-        text = text.lstrip("-")
-    return text.replace("-", "−")
+    """A cell's text, as the decks print numbers (common/numbers.written): fixed
+    decimals, grouped from 1,000 on, a true minus sign, no sign on zero."""
+    return written(float(v), digits)
 
 
 def top(values, meaning: str) -> float:

@@ -35,7 +35,7 @@ def charts(results: dict, summary_table: dict) -> dict:
         for p in r["val_trace"]
         if p["step"] < first_shown
     ]
-    curve_header = ["model", "seed"] + [str(s) for s in steps]
+    curve_header = ["model", "seed"] + steps  # numbers: the site writes them as it writes every number (1,500)
     curve_rows = []
     for r in runs:
         by_step = {p["step"]: p["val_loss"] for p in r["val_trace"]}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import statistics
 
+from common.numbers import written
 from models.nets import KINDS, LABELS
 
 from ..kit.registry import table
@@ -90,8 +91,8 @@ def summary(results: dict, audit: dict | None) -> dict:
 
     def pm(mean, sd, digits):
         if sd is None:
-            return f"{mean:.{digits}f} (1 run)"
-        return f"{mean:.{digits}f} ± {sd:.{digits}f}"
+            return f"{written(mean, digits)} (1 run)"
+        return f"{written(mean, digits)} ± {written(sd, digits)}"
 
     rows = []
     for e in per_kind:
@@ -168,7 +169,7 @@ def run_table(results: dict, audit: dict | None) -> dict:
                     f"{r['val_loss']:.4f}",
                     f"{r['test_loss']:.4f}",
                     f"{r['test_perplexity']:.2f}",
-                    f"{r['train_seconds']:.0f}",
+                    written(r["train_seconds"], 0),
                 ]
             )
     return {

@@ -15,6 +15,7 @@ import statistics
 import torch
 
 from common.config import CONFIG
+from common.numbers import written
 from models.nets import KINDS, LABELS, build
 
 from ..kit.registry import table
@@ -117,7 +118,9 @@ def paired(results: dict, experiments: dict | None) -> dict:
         ],
         "times": t,
         "time_rows": [
-            [LABELS[k], ", ".join(f"{s:,.0f}" for s in t[k]["seconds"]), f"{t[k]['median']:,.0f}"] for k in t
+            # "; " between the runs: a comma between grouped numbers (1,094, 467) reads as one number
+            [LABELS[k], "; ".join(written(s, 0) for s in t[k]["seconds"]), written(t[k]["median"], 0)]
+            for k in t
         ],
         "time_header": ["model", f"training seconds per run (seeds {_seeds(t)})", "median"],
         "confounds": confounds(runs),
