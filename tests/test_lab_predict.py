@@ -178,6 +178,11 @@ def test_score_guess_names_the_lowest_cross_entropy_shown(lab):
     assert gate.get_attribute("data-state") == "skipped" and gate.get_attribute("data-right") is None
     assert lab.locator("table.score-summary").is_visible()
     assert tally(lab) == (right0 + (winner == "mlp") + 1, total0 + 2)
+    # from the scores, one link to how the models learned: the training replay opens
+    lab.click('#score-view a[href="#replay"]')
+    assert lab.evaluate("document.querySelector('#replay').open")
+    lab.wait_for_selector("#replay .replay-timeline .tl-step")
+    lab.evaluate("document.querySelector('#replay').open = false")
     lab.check('input[name="task"][value="generate"]')
     assert not lab.watch.errors
 
