@@ -97,6 +97,8 @@ def test_inspect_guess_verdict_is_the_argmax_of_the_revealed_row(lab):
     assert verdict.get_attribute("aria-live") == "polite"
     assert verdict.text_content().startswith("Right:") and f"({row[best]:.3f})" in verdict.text_content()
     assert tally(lab) == (right0 + 1, total0 + 1)
+    asked = lab.locator(f'.inspect-attention[data-kind="{gate.get_attribute("data-kind")}"] tr.predict-row')
+    assert asked.count() == 1 and asked.locator("th").text_content() == str(int(gate.get_attribute("data-head")) + 1)
     assert lab.locator(".predict-tally").first.text_content() in verdict.text_content()  # announced with it
 
     # a wrong guess, from the keyboard: the choices are one Tab stop, arrow keys move, Enter commits
@@ -167,6 +169,7 @@ def test_score_guess_names_the_lowest_cross_entropy_shown(lab):
     assert gate.get_attribute("data-right") == str(winner == "mlp").lower()
     assert f"{shown[winner]:.3f} nats/token" in gate.locator(".predict-verdict").text_content()
     assert tally(lab) == (right0 + (winner == "mlp"), total0 + 1)
+    assert "null" not in lab.text_content("#score-body")  # no part of the view left out as the text "null"
 
     scored_pending()
     gate.locator(f'.predict-choice[data-value="{winner}"]').click()

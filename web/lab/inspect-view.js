@@ -98,7 +98,7 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
       e.preventDefault();
       container.querySelector('details.matrix-details summary')?.focus();
     }, text: 'Skip to the attention matrices' })) : null;
-  container.replaceChildren(jump, intro, lab, el('div', { class: 'inspect-top' }, tops), actions,
+  container.replaceChildren(...[jump, intro, lab, el('div', { class: 'inspect-top' }, tops), actions,
     maps.length ? el('div', { class: 'attention-intro' },
       el('h3', { text: `Attention at step ${step}` }),
       el('p', { class: 'note' },
@@ -106,7 +106,7 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
           'token it can see. ',
         'Each row sums to 1. ', slideLink('attention', 'Slide: softmax turns scores into weights')),
       weightLegend()) : null,
-    ...maps);
+    ...maps].filter(Boolean)); // (a null would be written as the text "null")
   if (predictKey !== undefined) askAttention(container, items, vocab, predictKey, stepIndex);
   scrollToNewest(container);
   return first;
@@ -137,7 +137,11 @@ function askAttention(container, items, vocab, key, stepIndex) {
     explain: (guess) => `${head} weights ${word(best)} most (${weight(best)}).` +
       (guess !== null && guess !== best ? ` Your ${word(guess)} gets ${weight(guess)}.` : ''),
     conceal: [...container.querySelectorAll('.jump, .attention-intro, .inspect-attention, details.effects')] });
-  if (section) Object.assign(section.dataset, { kind: it.kind, head: String(h) });
+  if (!section) return;
+  Object.assign(section.dataset, { kind: it.kind, head: String(h) });
+  // the asked row stands out in its table once shown
+  container.querySelectorAll(`.inspect-attention[data-kind="${it.kind}"] table.attention tbody tr`)[h]
+    ?.classList.add('predict-row');
 }
 
 // Heatmaps open at the newest tokens. A hidden one (another model's, on a

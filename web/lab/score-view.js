@@ -92,7 +92,8 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       metadata.order.map((k) => el('span', { class: 'score-cell score-label', text: SHORT[k] || k })),
       el('span', { class: 'score-least least-label' }, el('span', { text: 'least' }),
         el('span', { text: 'surprised' }))));
-  container.replaceChildren(
+  // (replaceChildren writes a null as the text "null": the parts a score lacks are left out)
+  container.replaceChildren(...[
     el('p', { class: 'note' },
       'Each model read this text one token at a time (teacher forcing, as in training and testing) ',
       'and gave a probability to the token that really comes next. ',
@@ -114,7 +115,7 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       'Each model\'s most surprising token has a thick border. ' +
       'Select a token to compare the three models\' top 10 on exactly the same context.' }),
     tokens,
-    el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' }));
+    el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' })].filter(Boolean));
   askWinner(container, sc, metadata);
   // The tokens go in a slice a frame (each laid out on its own), the page answering in between:
   // a long text never freezes it. (A hidden tab runs no frames: the timeout goes on without them.)
