@@ -173,3 +173,102 @@ def test_the_panel_fits_a_phone(browser, site_url):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.locator("#replay-step").bounding_box()["width"] >= 150
     context.close()
+
+
+def opened(page):
+    if page.locator("#replay .replay-model").count() == 0:
+        page.click("#replay > summary")
+        page.wait_for_selector("#replay .replay-model")
+
+
+@pytest.mark.parametrize("probe", ["river", "held_out", "test_story"])
+def test_the_timeline_holds_each_models_top_guess_at_every_step(replay_page, trace, itos, probe):
+    opened(replay_page)
+    i = [p["name"] for p in trace["probes"]].index(probe)
+    replay_page.select_option("#replay-probe", str(i))
+    for kind in KINDS:
+        row = replay_page.locator(f'.replay-timeline tr[data-kind="{kind}"]')
+        cells = row.locator(".tl-step")
+        want = [itos[point["top10"][i][0][0]] for point in trace["runs"][kind]["points"]]
+        assert cells.evaluate_all("bs => bs.map((b) => b.dataset.token)") == want, kind
+        assert row.locator(".tl-tok").all_text_contents() == want
+        first = want.index(want[-1])  # the first step whose top guess is the final one
+        assert int(row.get_attribute("data-first-final")) == first
+        marked = row.locator("td.first-final .tl-step")
+        assert marked.count() == 1 and int(marked.get_attribute("data-index")) == first
+        assert marked.locator(".tl-mark").text_content() == "◆"
+        assert "the first step with its final guess" in marked.text_content()
+    steps = [p["step"] for p in trace["runs"]["attn4"]["points"]]
+    heads = replay_page.locator(".replay-timeline thead th").all_text_contents()[1:]
+    assert heads == [f"{s:,}" for s in steps]
+
+
+def test_a_timeline_step_selects_that_step(replay_page, trace):
+    page = replay_page
+    opened(page)
+    set_step(page, 0)
+    steps = [p["step"] for p in trace["runs"]["attn4"]["points"]]
+    page.click('.replay-timeline .tl-step[data-kind="attn1"][data-index="4"]')
+    assert page.input_value("#replay-step") == "4"
+    for kind in KINDS:
+        assert int(page.get_attribute(f'.replay-model[data-kind="{kind}"]', "data-step")) == steps[4]
+    pressed = page.locator('.replay-timeline .tl-step[aria-pressed="true"]')
+    assert pressed.evaluate_all("bs => bs.map((b) => b.dataset.index)") == ["4"] * len(KINDS)
+    assert page.evaluate("document.activeElement.dataset.kind") == "attn1"  # focus stays on the step chosen
+    # by keyboard: one Tab stop, the arrow keys move, Enter selects
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    assert page.input_value("#replay-step") == "5"
+    assert f"Step {steps[5]:,} of" in page.text_content("#replay-readout")
+    assert page.locator('.replay-timeline .tl-step[tabindex="0"]').count() == 1
+    page.watch.assert_clean()
+
+
+def test_both_attention_loss_lines_can_be_seen(replay_page):
+    opened(replay_page)
+    lines = replay_page.locator(".replay-curve polyline.loss")
+    drawn = lines.evaluate_all(
+        "ls => ls.map((l) => ({kind: l.dataset.kind, dash: l.getAttribute('stroke-dasharray'),"
+        " width: Number(l.getAttribute('stroke-width')), points: l.getAttribute('points')}))"
+    )
+    style = {d["kind"]: (d["dash"], d["width"]) for d in drawn}
+    assert sorted(style) == sorted(KINDS) and len(set(style.values())) == len(KINDS)  # no two lines look alike
+    order = [d["kind"] for d in drawn]
+    # the one-head line is drawn over the four-head one and narrower or dashed: where they meet both show
+    assert order.index("attn1") > order.index("attn4")
+    one, four = style["attn1"], style["attn4"]
+    assert one[1] < four[1] and one[0] not in (None, "none")
+    # the key draws each line as the curve does
+    for kind in KINDS:
+        sample = replay_page.locator(f'.replay-key .key[data-kind="{kind}"] line')
+        assert (sample.get_attribute("stroke-dasharray"), float(sample.get_attribute("stroke-width"))) == style[kind]
+
+
+def test_links_to_the_replay_open_it(replay_page):
+    page = replay_page
+    page.evaluate("document.querySelector('#replay').open = false")
+    link = page.locator('#results a[href="#replay"]')
+    assert link.is_visible()
+    link.click()
+    assert page.evaluate("document.querySelector('#replay').open")
+    assert page.evaluate("document.activeElement === document.querySelector('#replay > summary')")
+    page.wait_for_selector("#replay .replay-timeline .tl-step")
+
+
+def test_the_timeline_passes_axe_on_a_phone(replay_page):
+    page = replay_page
+    opened(page)
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        if not page.evaluate("typeof axe !== 'undefined'"):
+            page.add_script_tag(path=str(AXE))
+        found = page.evaluate(
+            "async () => (await axe.run(document.querySelector('#replay'))).violations.map((v) => ({id: v.id,"
+            " impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))"
+        )
+        assert not [v for v in found if v["impact"] in ("serious", "critical")], found
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        box = page.locator(".replay-timeline .tl-step").first.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})

@@ -13,6 +13,7 @@ import { matrixDetails } from './matrix-view.js';
 import { headToggles, interventionPanel } from './intervene-view.js';
 import { greedyChoice, softmax } from '../core/decoding.js';
 import { roving } from './roving.js';
+import { argmax, predictGate } from './predict.js';
 
 export { installLinking, linkPosition } from './linking.js';
 
@@ -36,7 +37,7 @@ export function weightLegend() {
 //        matrixDims, chosen (ID) | null, own (bool)}
 // experiment: {ablation, onToggleHead, onToggleHide, onRestore, loadSteps, target} (intervene-view.js).
 export function renderInspect(container, { stepIndex, items, controls, vocab, metadata, sameFrom, onScore,
-  onSameContext, experiment = {}, mode = 'sampled' }) {
+  onSameContext, experiment = {}, mode = 'sampled', predictKey }) {
   const greedy = mode === 'greedy';
   clearCanvases();
   const tops = [];
@@ -97,7 +98,7 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
       e.preventDefault();
       container.querySelector('details.matrix-details summary')?.focus();
     }, text: 'Skip to the attention matrices' })) : null;
-  container.replaceChildren(jump, intro, lab, el('div', { class: 'inspect-top' }, tops), actions,
+  container.replaceChildren(...[jump, intro, lab, el('div', { class: 'inspect-top' }, tops), actions,
     maps.length ? el('div', { class: 'attention-intro' },
       el('h3', { text: `Attention at step ${step}` }),
       el('p', { class: 'note' },
@@ -105,9 +106,42 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
           'token it can see. ',
         'Each row sums to 1. ', slideLink('attention', 'Slide: softmax turns scores into weights')),
       weightLegend()) : null,
-    ...maps);
+    ...maps].filter(Boolean)); // (a null would be written as the text "null")
+  if (predictKey !== undefined) askAttention(container, items, vocab, predictKey, stepIndex);
   scrollToNewest(container);
   return first;
+}
+
+// Predict first (predict.js): which word will one head weight most? Asked of
+// the model with the most heads, head (step mod heads); the answer is the
+// argmax of the row its attention table draws; the attention stays hidden
+// until the guess or the skip.
+function askAttention(container, items, vocab, key, stepIndex) {
+  const it = items.filter((x) => x?.attention).reduce((a, b) => (!a || b.attention.length > a.attention.length
+    ? b : a), null);
+  const before = container.querySelector('.inspect-top');
+  if (!it || !before) return;
+  const h = stepIndex % it.attention.length;
+  const slots = wordSlots(it);
+  const weights = slots.map((j) => it.attention[h][j]); // the row the attention table draws
+  const best = it.offset + slots[argmax(weights)];
+  const word = (pos) => `"${visibleToken(wordOf(it, vocab, pos - it.offset))}" (position ${pos})`;
+  const weight = (pos) => it.attention[h][pos - it.offset].toFixed(3);
+  const head = `head ${h + 1} of ${it.entry.label}`;
+  const section = predictGate({ key: `inspect-${key}`, before, noun: 'attention row',
+    question: `Predict first: which word will ${head} weight most, reading from the newest word ` +
+      `"${visibleToken(wordOf(it, vocab, it.context.length - 1))}"?`,
+    choices: slots.map((j) => ({ value: it.offset + j, label: visibleToken(wordOf(it, vocab, j)),
+      title: `position ${it.offset + j}` })),
+    answer: best,
+    explain: (guess) => `${head} weights ${word(best)} most (${weight(best)}).` +
+      (guess !== null && guess !== best ? ` Your ${word(guess)} gets ${weight(guess)}.` : ''),
+    conceal: [...container.querySelectorAll('.jump, .attention-intro, .inspect-attention, details.effects')] });
+  if (!section) return;
+  Object.assign(section.dataset, { kind: it.kind, head: String(h) });
+  // the asked row stands out in its table once shown
+  container.querySelectorAll(`.inspect-attention[data-kind="${it.kind}"] table.attention tbody tr`)[h]
+    ?.classList.add('predict-row');
 }
 
 // Heatmaps open at the newest tokens. A hidden one (another model's, on a

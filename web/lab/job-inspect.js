@@ -15,6 +15,7 @@ import { noAblation } from './guards.js';
 import { stepRows } from './steps.js';
 import { wordEffects } from './effects.js';
 import { greedyChoice } from '../core/decoding.js';
+import { objectKey } from './predict.js';
 import { ablation as pageAblation, changed, clearExperiment, onExperimentChange } from './experiment.js';
 
 // The context a model read at step i of the shown run, and the history
@@ -110,6 +111,7 @@ export function renderInspectPanel() {
     stepIndex: S.inspected.index, items: S.inspected.items, vocab: S.vocab, metadata: S.metadata,
     controls: { temperature: controls.temperature, top_k: controls.top_k, top_p: controls.top_p },
     sameFrom: S.inspected.from, mode: S.run?.options.mode,
+    predictKey: `${objectKey(S.run)}-${S.inspected.index}-${S.inspected.from || 'own'}`,
     onSameContext: (on) => { S.sameContext = on; inspectStep(); },
     onScore: () => scoreContinuation(S.selectedKind),
     experiment: { ablation: S.ablation, active: S.inspected.experiment, target: S.inspected.target,

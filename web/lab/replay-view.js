@@ -4,23 +4,41 @@
 // first time the panel opens, never before. A step slider along the
 // validation curves (each model's kept step ringed), the probe choice and
 // play/pause; for the chosen step and probe, each model's top-5 next tokens
-// and each head's attention from the final query over the probe's tokens.
-// Every number shown is the trace's (tests/test_lab_replay.py).
+// and each head's attention from the final query over the probe's tokens;
+// above them a timeline: each model's top-1 guess at every recorded step (the
+// first step whose guess is the final one marked), a step selected by a click.
+// Every number shown is the trace's (tests/test_lab_replay.py). Links to
+// #replay elsewhere on the page (the Score view, the results) open the panel.
 
 import { el, fmt, visibleToken } from '../core/dom.js';
 import { heatColors } from '../core/inspect.js';
 import { versioned } from '../core/version.js';
 import { MODELS, MODELS_DIR } from './shared.js';
+import { roving } from './roving.js';
 
 export const TRACE_FILE = 'training_trace.json';
 const PLAY_MS = 1100; // one trace point per tick while playing
 const CURVE = { width: 320, height: 120, left: 34, right: 8, top: 10, bottom: 22 };
 const SHORT = { mlp: 'MLP', attn1: 'one head', attn4: 'four heads' };
+// each model's line: the one-head line dashed and drawn over the wider four-head one, so both show where they meet
+const LINE = { mlp: { dash: '', width: 2 }, attn1: { dash: '5 3', width: 2 }, attn4: { dash: '', width: 4.5 } };
+const lineOf = (kind) => LINE[kind] ?? { dash: '2 2', width: 2 };
 
 // The panel (a <details>): loads and draws the replay on its first opening.
 export function installReplay(details) {
   const body = details.querySelector('.replay-body');
   let started = false;
+  const find = () => {
+    details.open = true;
+    details.scrollIntoView({ block: 'start' });
+    details.querySelector('summary').focus({ preventScroll: true });
+  };
+  document.addEventListener('click', (e) => {
+    if (!e.target.closest?.('a[href="#replay"]')) return;
+    e.preventDefault();
+    find();
+  });
+  if (location.hash === '#replay') details.open = true;
   details.addEventListener('toggle', () => {
     if (!details.open || started) return;
     started = true;
@@ -67,6 +85,7 @@ function replay(body, trace) {
   const play = el('button', { type: 'button', id: 'replay-play', 'aria-pressed': 'false', text: 'Play' });
   const readout = el('p', { id: 'replay-readout', class: 'note', 'aria-live': 'polite' });
   const curve = el('div', { class: 'replay-curve' });
+  const timeline = el('div', { class: 'replay-timeline' });
   const models = el('div', { class: 'replay-models' });
   body.replaceChildren(
     el('p', { class: 'note', text: 'What the seed-11 runs predicted on fixed texts while they trained: before the ' +
@@ -75,12 +94,13 @@ function replay(body, trace) {
     el('div', { class: 'replay-controls' },
       el('label', { class: 'field-label', for: 'replay-probe', text: 'Text' }), probe,
       el('label', { class: 'field-label', for: 'replay-step', text: 'Training step' }), slider, play),
-    curve, readout, models);
+    curve, timeline, readout, models);
 
   const show = () => {
     slider.value = state.index;
     slider.setAttribute('aria-valuetext', stepText(trace, state.index));
     drawCurve(curve, trace, state.index);
+    drawTimeline(timeline, trace, state, (i) => { pause(); state.index = i; show(); });
     readout.textContent = `${stepText(trace, state.index)}. Validation loss: ${trace.order.map((k) =>
       `${SHORT[k] ?? k} ${trace.runs[k].points[state.index].validation_loss.toFixed(3)}`).join(', ')}.`;
     models.replaceChildren(...trace.order.map((kind) => modelBlock(trace, kind, state.index, state.probe)));
@@ -146,18 +166,69 @@ function drawCurve(box, trace, index) {
   add(svg, 'text', { x: width - right, y: height - 6, 'text-anchor': 'end', class: 'tick' }).textContent =
     `${trace.runs[trace.order[0]].points.at(-1).step}`;
   add(svg, 'line', { x1: x(index), x2: x(index), y1: top, y2: height - bottom, class: 'now' });
-  for (const kind of trace.order) {
+  // the widest line first, so that a narrower (dashed) one on the same values stays visible on top of it
+  const drawOrder = [...trace.order].sort((a, b) => lineOf(b).width - lineOf(a).width);
+  for (const kind of drawOrder) {
     const pts = trace.runs[kind].points;
     add(svg, 'polyline', { points: pts.map((p, i) => `${x(i)},${y(p.validation_loss)}`).join(' '),
-      class: 'loss', stroke: `var(--${kind})` });
+      class: 'loss', 'data-kind': kind, stroke: `var(--${kind})`, 'stroke-width': lineOf(kind).width,
+      'stroke-dasharray': lineOf(kind).dash || 'none' });
+  }
+  for (const kind of trace.order) {
+    const pts = trace.runs[kind].points;
     const kept = pts.findIndex((p) => p.step === trace.runs[kind].selected_step);
     add(svg, 'circle', { cx: x(kept), cy: y(pts[kept].validation_loss), r: 5, class: 'kept',
       stroke: `var(--${kind})` });
     add(svg, 'circle', { cx: x(index), cy: y(pts[index].validation_loss), r: 3.5, fill: `var(--${kind})` });
   }
+  const sample = (k) => {
+    const icon = document.createElementNS(ns, 'svg');
+    icon.setAttribute('viewBox', '0 0 28 10');
+    icon.setAttribute('class', 'key-line');
+    icon.setAttribute('aria-hidden', 'true');
+    add(icon, 'line', { x1: 1, x2: 27, y1: 5, y2: 5, stroke: `var(--${k})`, 'stroke-width': lineOf(k).width,
+      'stroke-dasharray': lineOf(k).dash || 'none' });
+    return icon;
+  };
   box.replaceChildren(svg, el('p', { class: 'replay-key' }, trace.order.map((k) =>
-    el('span', { class: 'key', style: { borderColor: `var(--${k})` }, text: trace.runs[k].label })),
+    el('span', { class: 'key', 'data-kind': k }, sample(k), trace.runs[k].label)),
   el('span', { text: 'validation loss at the recorded steps, evenly spaced' })));
+}
+
+// The timeline: a row per model, a cell per recorded step holding the model's
+// top-1 token there (the trace's first top entry), the first step whose top-1
+// is the final step's marked ◆; a cell selects its step. One Tab stop, arrow keys inside.
+function drawTimeline(box, trace, state, select) {
+  const focused = box.contains(document.activeElement) ? document.activeElement.dataset.kind : null;
+  const points = trace.runs[trace.order[0]].points;
+  const rows = trace.order.map((kind) => {
+    const tops = trace.runs[kind].points.map((p) => p.top[state.probe][0][0]);
+    const first = tops.indexOf(tops.at(-1));
+    return el('tr', { 'data-kind': kind, 'data-first-final': first },
+      el('th', { scope: 'row', text: SHORT[kind] ?? kind }),
+      tops.map((tok, i) => el('td', { class: i === first ? 'first-final' : null },
+        el('button', { type: 'button', class: 'tl-step', 'data-kind': kind, 'data-index': i, 'data-token': tok,
+          'aria-pressed': String(i === state.index), tabindex: -1, onclick: () => select(i) },
+        i === first ? el('span', { class: 'tl-mark', 'aria-hidden': 'true', text: '◆' }) : null,
+        el('span', { class: 'tl-tok', dir: 'auto', text: visibleToken(tok) }),
+        el('span', { class: 'visually-hidden', text: `, step ${points[i].step.toLocaleString('en-US')}` +
+          (i === first ? ', the first step with its final guess' : '') })))));
+  });
+  const table = el('table', { class: 'replay-timeline-table' },
+    el('caption', { text: 'Top guess at each recorded step (select one to show it). ◆ marks the first step ' +
+      'whose guess is the model\'s final one.' }),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'step' }),
+      points.map((p, i) => el('th', { scope: 'col', class: i === state.index ? 'now' : null,
+        text: p.step.toLocaleString('en-US') })))),
+    el('tbody', {}, rows));
+  const keep = (focused && table.querySelector(`.tl-step[data-kind="${focused}"][data-index="${state.index}"]`)) ||
+    table.querySelector(`.tl-step[data-index="${state.index}"]`);
+  keep.tabIndex = 0;
+  roving(table, '.tl-step');
+  const wrap = el('div', { class: 'table-wrap', role: 'region',
+    'aria-label': 'Timeline: each model\'s top guess at every recorded step' }, table);
+  box.replaceChildren(wrap);
+  if (focused) keep.focus({ preventScroll: true });
 }
 
 // One model at one step: its validation loss, top-5 and (attention models) each head's row.

@@ -8,6 +8,7 @@ import { el, fmt, visibleToken } from '../core/dom.js';
 import { SCORE_MAX_BITS, scoreColors } from '../core/inspect.js';
 import { softmax, topK } from '../core/decoding.js';
 import { slideLink } from './slides.js';
+import { objectKey, predictGate } from './predict.js';
 
 const SHORT = { mlp: 'MLP', attn1: '1 head', attn4: '4 heads' };
 const RUNTIME_NAMES = { webgpu: 'WebGPU', wasm: 'WASM (CPU)' };
@@ -91,7 +92,8 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       metadata.order.map((k) => el('span', { class: 'score-cell score-label', text: SHORT[k] || k })),
       el('span', { class: 'score-least least-label' }, el('span', { text: 'least' }),
         el('span', { text: 'surprised' }))));
-  container.replaceChildren(
+  // (replaceChildren writes a null as the text "null": the parts a score lacks are left out)
+  container.replaceChildren(...[
     el('p', { class: 'note' },
       'Each model read this text one token at a time (teacher forcing, as in training and testing) ',
       'and gave a probability to the token that really comes next. ',
@@ -100,6 +102,8 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       slideLink('perplexity', 'Slide: perplexity')),
     el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Scores on this text' }, summary),
     rankNote(sc, metadata),
+    el('p', { class: 'note replay-link' }, 'How each model came to guess like this: ',
+      el('a', { href: '#replay', text: 'the training replay, step by step' }), '.'),
     el('p', { class: 'note run-settings', text: `Settings: scored ${sc.ids.length} ` +
       `token${sc.ids.length === 1 ? '' : 's'} ${sc.eos ? 'with' : 'without'} the <EOS> target · ` +
       `${RUNTIME_NAMES[sc.backend] || sc.backend}` +
@@ -111,7 +115,8 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       'Each model\'s most surprising token has a thick border. ' +
       'Select a token to compare the three models\' top 10 on exactly the same context.' }),
     tokens,
-    el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' }));
+    el('div', { id: 'score-detail', class: 'score-detail', 'aria-live': 'polite', tabindex: '-1' })].filter(Boolean));
+  askWinner(container, sc, metadata);
   // The tokens go in a slice a frame (each laid out on its own), the page answering in between:
   // a long text never freezes it. (A hidden tab runs no frames: the timeout goes on without them.)
   for (let start = 0; start < sc.tokens.length; start += RENDER_SLICE) {
@@ -120,6 +125,24 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
     tokens.append(...sc.tokens.slice(start, start + RENDER_SLICE).map((tok, j) => tokenButton(tok, start + j)));
   }
   tokens.removeAttribute('aria-busy');
+}
+
+// Predict first (predict.js): which model is least surprised by this text?
+// The answer is the lowest cross-entropy of the table it hides until then.
+function askWinner(container, sc, metadata) {
+  const ok = metadata.order.filter((k) => !sc.models[k].error && sc.models[k].cross_entropy !== null);
+  const table = container.querySelector('table.score-summary')?.closest('.table-wrap');
+  if (ok.length < 2 || !table) return;
+  const best = ok.reduce((a, b) => (sc.models[b].cross_entropy < sc.models[a].cross_entropy ? b : a));
+  const name = (k) => metadata.models[k].label;
+  const ce = (k) => `${fmt.num(sc.models[k].cross_entropy, 3)} nats/token`;
+  predictGate({ key: `score-${objectKey(sc)}`, before: table, noun: 'score',
+    question: 'Predict first: which model will be least surprised by this text (the lowest cross-entropy)?',
+    choices: ok.map((k) => ({ value: k, label: name(k) })),
+    answer: best,
+    explain: (guess) => `${name(best)} has the lowest cross-entropy, ${ce(best)}.` +
+      (guess !== null && guess !== best ? ` ${name(guess)}: ${ce(guess)}.` : ''),
+    conceal: [table, ...container.querySelectorAll('.rank-note, .score-experiment')] });
 }
 
 const notApplied = (list) => (list.length ? `; position${list.length > 1 ? 's' : ''} ${list.join(', ')} past this ` +
