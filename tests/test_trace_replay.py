@@ -1,4 +1,6 @@
-"""Every model kind replays its first updates bit for bit (issue 32).
+"""Every model kind replays its first updates bit for bit (issue 32), on a CPU
+where a bit-identical rerun is recorded; on another kind of CPU within
+models.trace_check.CLOSE, and the check says it is not bit for bit.
 
 tests/test_trace.py retrains the first 100 updates of attn1 (`make
 trace-check`); this replays the first REPLAY_STEPS updates of every kind,
@@ -20,6 +22,8 @@ import pytest
 from common.layout import MODELS
 from common.settings import ROOT
 from models.nets import KINDS
+from models.reproduce import cpu_model
+from models.trace_check import CLOSE, identical_cpus
 
 REPLAY_STEPS = 10
 
@@ -38,5 +42,10 @@ def test_the_first_updates_of_every_kind_replay_the_trace_exactly(kind):
         timeout=900,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert f"{kind} seed 11, steps 0-{REPLAY_STEPS}: {len(compared)} points identical" in done.stdout
+    where = f"{kind} seed 11, steps 0-{REPLAY_STEPS}: {len(compared)} points"
+    # bit for bit on a CPU where a bit-identical rerun is recorded; elsewhere within CLOSE, and it says so
+    assert f"{where} identical" in done.stdout or (
+        f"{where} agree with the committed trace within {CLOSE:.0e}, not bit for bit" in done.stdout
+        and cpu_model() not in identical_cpus(MODELS, kind)
+    ), done.stdout
     assert "warning" not in done.stderr
