@@ -33,6 +33,7 @@ from .checkpoints import save_checkpoint
 from .corpus import PROFILES, Profile, prepare
 from .nets import KINDS, LABELS, build, count_parameters
 from .probes import probe_set
+from .reproduce import cpu_model
 from .trace import EARLY_STEPS, TraceRecorder, save_run
 
 # The protocol's settings (common/config.py CONFIG.training), under the names other code reads.
@@ -143,6 +144,7 @@ def train_run(
         "test_perplexity": math.exp(test_loss),
         "train_seconds": train_seconds,
         "device": f"cpu ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)",
+        "cpu": cpu_model(),  # pinned runs give the same bits again on the same kind of CPU
         "torch_version": torch.__version__,
         "numerics": numerics.describe(),
     }

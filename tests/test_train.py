@@ -15,6 +15,7 @@ from models.checkpoints import CheckpointError, load_checkpoint, load_vocab
 from models.corpus import PROFILES, load_stories, prepare
 from models.nets import KINDS, build, count_parameters
 from models.records import load_trace
+from models.reproduce import cpu_model
 from models.train import OtherVocabulary, aggregate, mean_loss, run_protocol, validation_slice
 from support.protocol import PROTOCOL_CLIP_NORM, PROTOCOL_OPTIMIZER
 
@@ -88,6 +89,7 @@ def test_training_lowers_validation_loss_and_records_everything(smoke_run):
         assert run["selected_step"] == best["step"] and run["val_loss"] == best["val_loss"]
         assert math.isclose(run["test_perplexity"], math.exp(run["test_loss"]))
         assert run["train_seconds"] > 0 and run["torch_version"].startswith("2.13.0")
+        assert run["cpu"] == cpu_model()  # the kind of CPU a pinned rerun gives the same bits on
     saved = json.loads((out / "results.json").read_text())
     assert saved["aggregate"]["mlp"]["test_loss"]["mean"] == results["runs"][0]["test_loss"]
     assert (out / "corpus_audit.json").exists()
