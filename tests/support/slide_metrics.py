@@ -77,8 +77,8 @@ GRID = """(() => {
     s.scrollTop = was;
   }
   const style = take ? (() => { const c = getComputedStyle(take);
-    return [c.fontSize, c.fontWeight, c.color, c.backgroundColor, c.borderLeftWidth, c.borderLeftColor,
-            c.paddingLeft].join(' '); })() : '';
+    return [c.fontSize, c.lineHeight, c.fontWeight, c.color, c.backgroundColor, c.borderLeftWidth,
+            c.borderLeftColor, c.paddingLeft].join(' '); })() : '';
   // a table, a bar chart or a drawn figure straight in the body (not in a
   // column, not a code listing): its drawn box (a figure's svg or table)
   const bodyBox = body && rect(body);
