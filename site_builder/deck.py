@@ -36,7 +36,14 @@ BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
 LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
 # a slide's leading title (and map strip) and its closing takeaway (Slide.parts)
 SLIDE_HEAD = re.compile(r'\s*<h[12][^>]*>.*?</h[12]>\s*(?:<nav class="map".*?</nav>)?', re.S)
-SLIDE_FOOT = re.compile(r'<p class="takeaway">(?:(?!</p>).)*</p>\s*$', re.S)
+SLIDE_FOOT = re.compile(r'<p class="takeaway">(?:(?!</p>).)*</p>', re.S)
+BLOCK_TAGS = ("div", "details", "figure", "ul", "ol", "li", "table", "blockquote")
+
+
+def top_level(html: str) -> bool:
+    """Whether the end of ``html`` is outside every block it opened (a takeaway
+    there can move to the slide's foot without breaking its container)."""
+    return all(len(re.findall(rf"<{t}[\s>]", html)) == len(re.findall(rf"</{t}>", html)) for t in BLOCK_TAGS)
 
 
 class ContentError(ValueError):
@@ -62,16 +69,20 @@ class Slide:
     def parts(self) -> dict[str, Markup]:
         """The slide as the deck page lays it out (templates/deck.html): ``head``
         (the leading title and map strip), ``body`` and ``foot`` (a closing
-        takeaway); the body is centred in the space between the two."""
+        takeaway, moved there from wherever the slide wrote it); the body is
+        top-aligned under the head, the foot in a strip at the bottom."""
         html = str(self.html)
         head = SLIDE_HEAD.match(html)
         start = head.end() if head else 0
-        foot = SLIDE_FOOT.search(html, start)
-        end = foot.start() if foot else len(html)
+        # the slide's last takeaway, wherever the deck wrote it (an exercise or a
+        # code link after it stays in the body): the foot is its strip
+        feet = [m for m in SLIDE_FOOT.finditer(html, start) if top_level(html[start : m.start()])]
+        foot = feet[-1] if feet else None
+        body = html[start : foot.start()] + html[foot.end() :] if foot else html[start:]
         return {
             "head": Markup(html[:start].strip()),
-            "body": Markup(html[start:end].strip()),
-            "foot": Markup(html[end:].strip()),
+            "body": Markup(body.strip()),
+            "foot": Markup(foot.group(0) if foot else ""),
         }
 
 
@@ -223,13 +234,14 @@ class Renderer:
         return self.md.render(text)
 
     def line_blocks(self, text: str) -> str:
-        """`Takeaway: ...` -> the slide's one-line conclusion; `Step: ...` -> one
+        """`Takeaway: ...` -> the slide's one-line conclusion (no prefix on the slide:
+        the takeaway strip is one style in every deck, site.css); `Step: ...` -> one
         revealed step (a reveal.js fragment) of a worked calculation."""
 
         def sub(m):
             inline = self.md.renderInline(m.group(2).strip())
             if m.group(1) == "Takeaway":
-                return self.block(f'<p class="takeaway"><strong>Takeaway:</strong> {inline}</p>')
+                return self.block(f'<p class="takeaway">{inline}</p>')
             return self.block(f'<p class="fragment step">{inline}</p>')
 
         return LINE_BLOCK.sub(sub, text)

@@ -41,6 +41,68 @@ _RENDERED = """
   const ownText = (e) => [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent)
     .join('').replace(/[\\u200b\\s]/g, '');"""
 
+
+# the slide's grid (issue 35, items 3-4; tests/test_slide_grid.py): where the
+# body starts under the title, in slide px from the slide's top; the closing
+# takeaway's box as shown (cut by the slide, which scrolls on a phone) at the
+# slide's top and scrolled to its end, and which of reveal's controls (the
+# arrows shown, the slide number) it meets; the takeaway's look; whether the
+# slide was set tighter (.dense/.denser); each table or figure's place in the
+# body's width (px left and right of it)
+GRID = """(() => {
+  const s = Reveal.getCurrentSlide(), k = Reveal.getScale() || 1, top0 = s.getBoundingClientRect().top;
+  const vis = (e) => { if (!e) return false; const b = e.getBoundingClientRect(), c = getComputedStyle(e);
+    return b.width > 0 && b.height > 0 && c.visibility !== 'hidden' && Number(c.opacity) > 0; };
+  const rect = (e) => { const b = e.getBoundingClientRect(); return {x: b.left, y: b.top, r: b.right, b: b.bottom}; };
+  const cut = (a, c) => ({x: Math.max(a.x, c.x), y: Math.max(a.y, c.y), r: Math.min(a.r, c.r), b: Math.min(a.b, c.b)});
+  const meets = (a, c) => a.x < c.r && c.x < a.r && a.y < c.b && c.y < a.b;
+  const head = s.querySelector(':scope > .slide-head'), body = s.querySelector(':scope > .slide-body');
+  const first = body && [...body.children].find(vis);
+  const take = s.querySelector('.takeaway');
+  const controls = [...document.querySelectorAll('.reveal .controls button')].filter(vis)
+    .map(b => [b.className.split(' ')[0], rect(b)]);
+  const number = document.querySelector('.reveal .slide-number');
+  if (vis(number)) controls.push(['slide-number', rect(number)]);
+  const hits = [];
+  let shown = null;
+  if (take) {
+    const was = s.scrollTop;
+    for (const at of [0, s.scrollHeight]) {
+      s.scrollTop = at;
+      const b = cut(rect(take), rect(s));
+      if (b.r > b.x && b.b > b.y) {
+        shown = shown || b;
+        for (const [name, c] of controls) if (meets(b, c) && !hits.includes(name)) hits.push(name);
+      }
+    }
+    s.scrollTop = was;
+  }
+  const style = take ? (() => { const c = getComputedStyle(take);
+    return [c.fontSize, c.lineHeight, c.fontWeight, c.color, c.backgroundColor, c.borderLeftWidth,
+            c.borderLeftColor, c.paddingLeft].join(' '); })() : '';
+  // a table, a bar chart or a drawn figure straight in the body (not in a
+  // column, not a code listing): its drawn box (a figure's svg or table)
+  const bodyBox = body && rect(body);
+  const drawnBox = (e) => e.matches('table.data, .bars') ? e
+    : e.matches('figure.diagram-figure, figure.chart-figure') ? e.querySelector('svg, table')
+    : e.matches('div:not([class])') ? e.querySelector(':scope > table.data') : null;
+  const placed = body ? [...body.children].filter(vis).map(drawnBox).filter(vis).map(e => {
+    const b = rect(e);
+    return {tag: e.tagName.toLowerCase() + (e.classList.length ? '.' + e.classList[0] : ''),
+            left: Math.round((b.x - bodyBox.x) / k), right: Math.round((bodyBox.r - b.r) / k)};
+  }) : [];
+  const title = head && head.querySelector('h1, h2');
+  const round = (x) => Math.round(x * 10) / 10;
+  return {head: !!head && !s.querySelector('.title-slide'), body_top: first ? round((rect(first).y - top0) / k) : null,
+          head_bottom: head ? round((rect(head).b - top0) / k) : null,
+          // a title taller or wider than its head (it wraps, or runs off the right)
+          title_over: title ? round(Math.max(rect(title).b - rect(head).b, title.scrollWidth - title.clientWidth)) : 0,
+          controls: controls.map(([name]) => name),
+          takeaway: take ? {text: take.textContent.trim().slice(0, 60), style, shown, hits} : null,
+          dense: s.classList.contains('denser') ? 'denser' : s.classList.contains('dense') ? 'dense' : '',
+          placed};
+})()"""
+
 SLIDE = (
     """() => {
   // Smallest text: leaf text on screen, leaving out speaker notes, the map
@@ -95,7 +157,10 @@ SLIDE = (
           widgets: s.querySelectorAll('.widget, input, button, select').length,
           min_font_px: round(minFont), min_font_text: minText,
           min_rendered_px: round(minDrawn), min_rendered_text: minDrawnText,
-          min_own_px: round(minOwn), min_own_text: minOwnText, overflowing: over.length};
+          min_own_px: round(minOwn), min_own_text: minOwnText, overflowing: over.length,
+          grid: """
+    + GRID
+    + """};
 }"""
 )
 
@@ -133,7 +198,10 @@ PHONE = (
   };
   return {min_font_css_px: Math.round(min * 10) / 10, min_font_text: minText, cut: cut.slice(0, 5),
           page_scroll_width: doc.scrollWidth, width: W, scale: Reveal.getScale(),
-          next: control('.reveal .controls .navigate-right'), prev: control('.reveal .controls .navigate-left')};
+          next: control('.reveal .controls .navigate-right'), prev: control('.reveal .controls .navigate-left'),
+          grid: """
+    + GRID
+    + """};
 }"""
 )
 
