@@ -9,6 +9,7 @@ jinja_env.py (the Jinja settings), values.py (lookup and formatting)."""
 
 from __future__ import annotations
 
+import collections
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -37,13 +38,14 @@ LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
 # a slide's leading title (and map strip) and its closing takeaway (Slide.parts)
 SLIDE_HEAD = re.compile(r'\s*<h[12][^>]*>.*?</h[12]>\s*(?:<nav class="map".*?</nav>)?', re.S)
 SLIDE_FOOT = re.compile(r'<p class="takeaway">(?:(?!</p>).)*</p>', re.S)
-BLOCK_TAGS = ("div", "details", "figure", "ul", "ol", "li", "table", "blockquote")
+BLOCK_OPEN = re.compile(r"<(div|details|figure|ul|ol|li|table|blockquote)[\s>]")
+BLOCK_CLOSE = re.compile(r"</(div|details|figure|ul|ol|li|table|blockquote)>")
 
 
 def top_level(html: str) -> bool:
     """Whether the end of ``html`` is outside every block it opened (a takeaway
     there can move to the slide's foot without breaking its container)."""
-    return all(len(re.findall(rf"<{t}[\s>]", html)) == len(re.findall(rf"</{t}>", html)) for t in BLOCK_TAGS)
+    return collections.Counter(BLOCK_OPEN.findall(html)) == collections.Counter(BLOCK_CLOSE.findall(html))
 
 
 class ContentError(ValueError):
