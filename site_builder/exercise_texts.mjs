@@ -21,11 +21,11 @@ for (const [deck, kinds] of Object.entries(DECKS)) {
   for (const kind of kinds) {
     for (const seed of seeds) {
       const inputs = draw(kind.id, seed);
-      const texts = [...kind.question(inputs), `Hint: ${kind.hint}`, ...kind.steps(inputs)];
+      const shown = shownTexts(kind.id, seed); // the question and steps as the widget shows them
+      const texts = [...shown.question, shown.hint, ...shown.steps];
       for (const mistake of kind.mistakes) texts.push(mistake.message);
       if (kind.range) texts.push(kind.range.message);
       const mistakes = kind.mistakes.map((m) => ({ name: m.name, message: m.message, value: m.value(inputs) }));
-      const shown = shownTexts(kind.id, seed);
       delete shown.inputs; // already above
       out[deck].push({ id: kind.id, seed, inputs, answer: answer(kind.id, inputs), texts, mistakes, shown });
     }

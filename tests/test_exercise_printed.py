@@ -69,10 +69,11 @@ def test_every_exercise_is_printed_with_its_question_and_worked_solution(site_di
         assert steps and texts[h + 1 : h + 1 + len(steps)] == steps, exercise_id
         assert after[: len(item["mistakes"])] == [m["message"] for m in item["mistakes"]], exercise_id
         # the last line is the answer, as the Python reference computes it, to the digits shown
-        m = re.fullmatch(r"Answer \((a whole number|(a percentage, )?to \d decimals?)\): (−?\d+(\.\d+)?)%?", last)
+        number = r"(−?(?:\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?)"  # grouped from 1,000 on
+        m = re.fullmatch(r"Answer \((a whole number|(a percentage, )?to \d decimals?)\): " + number + "%?", last)
         assert m, last
         digits = len(m.group(4)) - 1 if m.group(4) else 0
-        shown = float(m.group(3).replace("−", "-"))
+        shown = float(m.group(3).replace("−", "-").replace(",", ""))  # grouped from 1,000 on
         assert abs(shown - answer(exercise_id, item["inputs"])) <= 0.5 * 10**-digits * (1 + 1e-9), exercise_id
         assert text(re.search(r'<p class="ex-seed">(.*?)</p>', html, re.S).group(1)).startswith(f"Seed {seed}: ")
 

@@ -57,9 +57,10 @@ def rounded(value: float, digits: int) -> str:
 
 
 def last_number(text: str) -> float:
-    numbers = re.findall(r"-?\d+(?:\.\d+)?", text.replace("−", "-"))
+    """The last number of a text; whole numbers are grouped from 1,000 on (2,009)."""
+    numbers = re.findall(r"-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?", text.replace("−", "-"))
     assert numbers, text
-    return float(numbers[-1])
+    return float(numbers[-1].replace(",", ""))
 
 
 def check(page, field, text: str) -> None:

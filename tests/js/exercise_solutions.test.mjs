@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 
-import { KINDS, answer, draw, formatAnswer, tolerance } from '../../web/core/exercises.js';
+import { KINDS, answer, draw, formatAnswer, shownTexts, tolerance } from '../../web/core/exercises.js';
 
 const SEEDS = Array.from({ length: 300 }, (_, i) => i * 7919 + 3);
 const NUMBER = /[−-]?\d+(?:\.\d+)?/;
@@ -23,10 +23,13 @@ function javascript(expression) {
     .replace(/\^/g, '**');
 }
 
+// The digits of a grouped whole number (16,384) as one number.
+const ungroup = (text) => text.replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
+
 // Steps that go on from the line before ("= ...", "× 2 heads ...") joined to it.
 function chains(steps) {
   const out = [];
-  for (const step of steps) {
+  for (const step of steps.map(ungroup)) {
     if (out.length && /^[=×·+]/.test(step.trim())) out[out.length - 1] += ` ${step.trim()}`;
     else out.push(step);
   }
@@ -62,9 +65,9 @@ function equations(step) {
 
 test('every printed "expression = value" of every worked solution recomputes to its value', () => {
   const checked = new Set();
-  for (const [id, kind] of Object.entries(KINDS)) {
+  for (const id of Object.keys(KINDS)) {
     for (const seed of SEEDS) {
-      for (const step of chains(kind.steps(draw(id, seed)))) {
+      for (const step of chains(shownTexts(id, seed).steps)) { // what the learner reads
         for (const [left, right] of equations(step)) {
           const [l, r] = [evaluate(left), evaluate(right)];
           if (!l.arithmetic && !r.arithmetic) continue; // a number restated
@@ -84,12 +87,14 @@ test('the last number the steps reach is the answer line under them', () => {
   for (const [id, kind] of Object.entries(KINDS)) {
     for (const seed of SEEDS) {
       const x = draw(id, seed);
-      const steps = kind.steps(x);
+      const shown = shownTexts(id, seed);
+      const steps = shown.steps.map(ungroup);
       const numbers = steps[steps.length - 1].match(new RegExp(NUMBER.source, 'g'));
       assert.ok(numbers, `${id}: the last step prints no number`);
       const printed = numbers[numbers.length - 1];
       const last = Number(printed.replace('−', '-'));
       const line = Number(formatAnswer(kind, answer(id, x)).replace('−', '-').replace('%', ''));
+      assert.ok(ungroup(shown.answer).endsWith(formatAnswer(kind, answer(id, x))), shown.answer);
       const places = (printed.split('.')[1] || '').length;
       assert.ok(
         Math.abs(last - line) <= tolerance(kind.digits) + 0.5 * 10 ** -places + 1e-12,

@@ -48,9 +48,8 @@ def run_together(text: str) -> list[str]:
 
 # elements whose text is not prose: code, a figure (its own test), KaTeX's MathML copy
 NOT_PROSE = {"code", "pre", "kbd", "samp", "script", "style", "svg", "math", "template"}
-# KaTeX's MathML copy; an exercise's printed copy, whose texts web/core/exercises*.js
-# writes (the exercises print whole numbers ungrouped: not yet on the course's rule)
-NOT_PROSE_CLASSES = {"katex-mathml", "exercise-static"}
+# KaTeX's MathML copy
+NOT_PROSE_CLASSES = {"katex-mathml"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # elements that start a new line of text: two cells or paragraphs never run together
 BREAKS = {

@@ -82,11 +82,18 @@ export function shownTexts(id, seed) {
   return {
     inputs,
     seedLine: [`Seed ${seed}: the same seed gives the same numbers (`, 'a link with this seed', ').'],
-    question: kind.question(inputs),
+    question: kind.question(inputs).map(grouped),
     hint: `Hint: ${kind.hint}`,
-    steps: kind.steps(inputs),
-    answer: `Answer (${describe(kind)}): ${formatAnswer(kind, kind.answer(inputs))}`,
+    steps: kind.steps(inputs).map(grouped),
+    answer: grouped(`Answer (${describe(kind)}): ${formatAnswer(kind, kind.answer(inputs))}`),
   };
+}
+
+// Whole numbers of 4 or more digits written with thousands commas (16,384), as
+// everywhere in the course (content/notation.toml); decimals and their digits
+// after the point stay as they are. parseAnswer reads "16,384" back.
+export function grouped(text) {
+  return text.replace(/(?<![\d.,])\d{4,}(?![\d,]|\.\d)/g, (n) => Number(n).toLocaleString('en-US'));
 }
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
