@@ -138,6 +138,10 @@ def test_after_a_rebuild_every_visit_runs_one_build(browser, two_builds):
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     wait_kept(page, builds["old"], ["/lab/lab.js"])
 
+    # the worker has just asked the host which build it serves (a versioned file
+    # fetched from the network): a rebuild within seconds of that answer must not
+    # make the worker refuse the new build's files as another build's
+    page.evaluate("(v) => fetch(`/assets/site.css?v=${v}&asked=1`).then((r) => r.status)", builds["old"])
     rebuild()
     # the next visit: the new pages, the new scripts, nothing of the old build
     open_deck(page, url)

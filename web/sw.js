@@ -126,17 +126,31 @@ async function keep(key, copy, v, page) {
   } catch { /* quota: this one will need the network */ }
 }
 
-// The build the host serves now (its version.json), asked at most every few
-// seconds: a versioned file fetched from the network is that build's, whatever
-// ?v= the request named (a static host ignores the query).
-let served = { at: -Infinity, build: null };
-async function servedBuild() {
-  if (performance.now() - served.at < 3000) return served.build;
-  try {
-    const r = await fetch(new URL('version.json', self.registration.scope), { cache: 'no-store' });
-    served = { at: performance.now(), build: r.ok ? (await r.json()).build || null : null };
-  } catch { served = { at: performance.now(), build: null }; }
-  return served.build;
+// The build the host serves now (its version.json): a versioned file fetched
+// from the network is that build's, whatever ?v= the request named (a static
+// host ignores the query). An answer that agrees with the request is reused for
+// a few seconds; one that disagrees is asked again first (fresh), because the
+// site may have been rebuilt since it was asked: refusing a new build's file on
+// an old answer would leave its page without its scripts.
+let served = { at: -Infinity, build: null }; // at: when the request that got it was sent
+let asking = null; // the request in flight, shared by every file that waits on it
+function askServed() {
+  asking ??= (async () => {
+    const at = performance.now();
+    try {
+      const r = await fetch(new URL('version.json', self.registration.scope), { cache: 'no-store' });
+      served = { at, build: r.ok ? (await r.json()).build || null : null };
+    } catch { served = { at, build: null }; }
+    return served;
+  })().finally(() => { asking = null; });
+  return asking;
+}
+async function servedBuild(v, stale) {
+  const since = performance.now();
+  if (!stale && since - served.at < 3000 && served.build === v) return v; // a host that refused it: ask
+  let answer = await askServed();
+  if (answer.at < since && answer.build !== v) answer = await askServed(); // asked before this file came: again
+  return answer.build;
 }
 
 // A tab asked for a file of its build (v) that the host no longer has: the
@@ -174,7 +188,7 @@ async function answer(event, request, url) {
     // any other host sends its current file: the build it serves tells
     const stale = response.status === 404 || response.status === 410
       || /no-store/.test(response.headers.get('cache-control') || '');
-    const now = stale || response.ok ? await servedBuild() : null;
+    const now = stale || response.ok ? await servedBuild(v, stale) : null;
     if (now && now !== v) return await lookup(key) || gone(event, url, v, now); // its own build's copy, or none
   }
   // kept unless the server says not to. waitUntil: the worker stays alive
