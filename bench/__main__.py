@@ -42,7 +42,7 @@ from export.decoding import context_window, start_history
 from site_builder.assemble import ORT_BUILDS
 from site_builder.serve import start_server
 
-from . import lab, pages
+from . import blocking, lab, pages
 
 OUT = BENCH_FILE
 BACKENDS = tuple(ORT_BUILDS)  # the lab's runtimes: one onnxruntime-web build each
@@ -109,6 +109,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="measure only the decks' first paint and blocking (bench/pages.py) and replace that record in --out",
     )
+    ap.add_argument(
+        "--only-blocking",
+        action="store_true",
+        help="measure only the main-thread blocking of the lab's longest calls (bench/blocking.py) "
+        "and replace that record in --out",
+    )
     ap.add_argument("--page-runs", type=int, default=3, help="visits per deck (the median is recorded)")
     args = ap.parse_args(argv)
     if not 1 <= args.page_runs <= 20:
@@ -118,6 +124,8 @@ def main(argv=None) -> int:
         return only_throttled(args)
     if args.only_pages:
         return only_pages(args)
+    if args.only_blocking:
+        return only_blocking(args)
 
     metadata_path = args.site / SITE_ONNX / "metadata.json"
     if not (args.site / "lab" / "index.html").is_file() or not metadata_path.is_file():
@@ -146,6 +154,10 @@ def main(argv=None) -> int:
             if args.mbit:
                 print(f"bench: browser, automatic choice over {args.mbit:g} Mbit/s", flush=True)
                 throttled = lab.throttled(browser, server, url, "auto", prompt, args.mbit, args.latency)
+            browser.close()
+            print("bench: the main-thread blocking of the lab's longest calls (WASM)", flush=True)
+            browser = launch(p, "wasm")
+            long_calls = blocking.blocking(browser, url, "wasm", prompt)
             browser.close()
             print("bench: decks, behind nginx + gzip, CPU slowed 4x", flush=True)
             browser = launch(p, "wasm")
@@ -216,6 +228,7 @@ def main(argv=None) -> int:
         },
         "runtimes": runtimes,
         "throttled": throttled,
+        "blocking": long_calls,
         "pages": {"decks": page_figures},
         "models": models,
         "batch": 1,
@@ -242,6 +255,41 @@ def main(argv=None) -> int:
         )
     if throttled:
         print_throttled(throttled)
+    print_blocking(long_calls)
+    return 0
+
+
+def print_blocking(record: dict) -> None:
+    for call in ("generation", "score", "attention_steps"):
+        r = record[call]
+        size = f"{r['new_tokens']} new tokens" if call == "generation" else f"{r['tokens']:,} tokens"
+        print(f"  {call} ({size}): longest main-thread task {r['longest_task_ms']} ms in {r['wall_ms'] / 1000:.1f} s")
+
+
+def only_blocking(args) -> int:
+    """Measure the lab's longest calls alone (bench/blocking.py) and replace that record of an existing bench.json."""
+    if not args.out.is_file():
+        print(f"bench: error: --only-blocking needs an existing {args.out}", file=sys.stderr)
+        return 2
+    report = json.loads(args.out.read_text(encoding="utf-8"))
+    presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
+    prompt = next((p["prompt"] for p in presets if p["id"] == CONFIG.decoding.held_out_preset), presets[0]["prompt"])
+    from playwright.sync_api import sync_playwright
+
+    server, url = start_server(args.site)
+    try:
+        with sync_playwright() as p:
+            browser = launch(p, "wasm")
+            print("bench: the main-thread blocking of the lab's longest calls (WASM)", flush=True)
+            record = blocking.blocking(browser, url, "wasm", prompt)
+            browser.close()
+    finally:
+        server.shutdown()
+    record["measured_at"] = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    report["blocking"] = record
+    args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"bench: wrote the blocking record of {args.out}")
+    print_blocking(record)
     return 0
 
 

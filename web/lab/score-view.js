@@ -35,7 +35,18 @@ function mostSurprising(probabilities) {
   return at;
 }
 
-const RENDER_SLICE = 100; // token buttons added per frame
+const RENDER_SLICE = 100; // token buttons added per frame, at least
+
+// A slice ends after a sentence (its line break then reads as one), at the
+// first full stop, '!', '?' or <EOS> from RENDER_SLICE tokens on, or at twice
+// RENDER_SLICE tokens where no sentence ends.
+export function sliceEnd(tokens, start) {
+  const last = Math.min(tokens.length, start + 2 * RENDER_SLICE);
+  for (let i = start + RENDER_SLICE - 1; i < last; i++) {
+    if (/^(\.|!|\?|<EOS>)$/.test(tokens[i])) return i + 1;
+  }
+  return last;
+}
 
 export async function renderScore(container, sc, metadata, vocab, onSelect) {
   const columns = ['Model', 'Cross-entropy (nats/token)', 'Perplexity', 'Tokens scored', 'Most surprising token',
@@ -87,11 +98,15 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
   }),
   leastCell(sc.least_surprised?.[i]));
   const labels = metadata.order.map((k) => metadata.models[k].label).join(', ');
-  const tokens = el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens', 'aria-busy': 'true' },
+  // the tokens in slices of their own (lab.css .score-slice): adding one lays out that slice
+  // alone, not every token before it, and a slice off screen is not laid out at all
+  const firstSlice = el('div', { class: 'score-slice' },
     el('div', { class: 'score-labels', 'aria-hidden': 'true' }, el('span', { class: 'score-word', text: 'token' }),
       metadata.order.map((k) => el('span', { class: 'score-cell score-label', text: SHORT[k] || k })),
       el('span', { class: 'score-least least-label' }, el('span', { text: 'least' }),
         el('span', { text: 'surprised' }))));
+  const tokens = el('div', { class: 'score-tokens', role: 'group', 'aria-label': 'Scored tokens', 'aria-busy': 'true' },
+    firstSlice);
   // (replaceChildren writes a null as the text "null": the parts a score lacks are left out)
   container.replaceChildren(...[
     el('p', { class: 'note' },
@@ -119,10 +134,12 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
   askWinner(container, sc, metadata);
   // The tokens go in a slice a frame (each laid out on its own), the page answering in between:
   // a long text never freezes it. (A hidden tab runs no frames: the timeout goes on without them.)
-  for (let start = 0; start < sc.tokens.length; start += RENDER_SLICE) {
+  for (let start = 0, end; start < sc.tokens.length; start = end) {
     if (start) await new Promise((resolve) => { requestAnimationFrame(resolve); setTimeout(resolve, 100); });
     if (!tokens.isConnected) return; // a newer score replaced this one
-    tokens.append(...sc.tokens.slice(start, start + RENDER_SLICE).map((tok, j) => tokenButton(tok, start + j)));
+    end = sliceEnd(sc.tokens, start);
+    const slice = start ? tokens.appendChild(el('div', { class: 'score-slice' })) : firstSlice;
+    slice.append(...sc.tokens.slice(start, end).map((tok, j) => tokenButton(tok, start + j)));
   }
   tokens.removeAttribute('aria-busy');
 }
