@@ -60,6 +60,11 @@ class NotebookError(RuntimeError):
     """A notebook failed to convert or run; the message names it."""
 
 
+class NotebooksStopped(NotebookError):
+    """Ctrl-C or SIGTERM while a notebook ran: nbclient shut its kernel down;
+    the notebooks executed before it are kept, this one is not written."""
+
+
 def sources(folder: Path = SOURCES) -> list[Path]:
     return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
 
@@ -141,8 +146,17 @@ def execute(source: Path, tables: Path = TABLES, cwd: Path | None = None, timeou
         )
         try:
             client.execute(env=env, cwd=str(run_dir))
-        except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
-            raise NotebookError(f"{source.name}: {type(exc).__name__}: {ANSI.sub('', str(exc))}") from exc
+        except Exception as exc:
+            # nbclient answers SIGINT and SIGTERM by shutting the kernel down (its on_signal
+            # sets this future); the cell in flight then fails in one way or another
+            if getattr(client, "_async_cleanup_kernel_future", None) is not None:
+                raise NotebooksStopped(
+                    f"stopped (Ctrl-C or SIGTERM) while {source.name} ran: its kernel is shut down and "
+                    "it is not written; the notebooks executed before it are kept"
+                ) from None
+            if isinstance(exc, (CellExecutionError, CellTimeoutError, DeadKernelError)):
+                raise NotebookError(f"{source.name}: {type(exc).__name__}: {ANSI.sub('', str(exc))}") from exc
+            raise
         finally:
             if km.has_kernel:  # nbclient leaves a kernel manager it did not create running
                 km.shutdown_kernel(now=False)
@@ -272,6 +286,12 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     try:
         run_all(tables=a.tables, out=a.out, force=a.force, only=a.only)
+    except NotebooksStopped as exc:
+        print(f"notebooks: {exc}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # between notebooks, where nbclient's handler is not installed
+        print("notebooks: stopped (Ctrl-C); the notebooks executed so far are kept", file=sys.stderr)
+        return 130
     except NotebookError as exc:
         print(f"notebooks failed: {exc}", file=sys.stderr)
         return 1

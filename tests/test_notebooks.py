@@ -223,3 +223,50 @@ def test_every_notebook_link_in_the_site_resolves(site_dir):
     for page in sorted(site_dir.rglob("*.html")):
         for href in link.findall(page.read_text(encoding="utf-8")):
             assert (page.parent / href).resolve().is_file(), f"{page.relative_to(site_dir)} links to missing {href}"
+
+
+def kernels_of(pid: int) -> list[int]:
+    """The ipykernel processes whose parent is ``pid``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"ipykernel" in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_sigterm_while_a_notebook_runs_stops_it_with_one_line_and_no_kernel_left(tmp_path):
+    """Ctrl-C or SIGTERM in the middle of a notebook (issue 38.10): the stage
+    ends at once with one line naming the notebook, no traceback, exit 130, no
+    kernel left running and nothing written for the interrupted notebook."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "notebooks"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "site_builder.notebooks", "--force", "--only", "maps", "--out", str(out)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not kernels_of(proc.pid):
+            assert proc.poll() is None and time.monotonic() < deadline, "the notebook's kernel never started"
+            time.sleep(0.2)
+        kernel = kernels_of(proc.pid)[0]
+        time.sleep(1.0)  # the notebook is running its cells
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "stopped (Ctrl-C or SIGTERM) while maps.py ran" in err, err
+    assert not Path(f"/proc/{kernel}").exists() or b"ipykernel" not in Path(f"/proc/{kernel}/cmdline").read_bytes()
+    assert not (out / "maps.ipynb").exists()
