@@ -263,7 +263,64 @@ def test_a_broken_or_stopped_download_names_its_file(browser, site_dir, tmp_path
             assert "the download of attn4.onnx was stopped by you" in error, error
         else:
             assert "the download of attn4.onnx broke off after" in error, error
-        assert status["models"]["mlp"]["ok"] and status["models"]["attn1"]["ok"], status["models"]
+        metadata = json.loads((site / SITE_ONNX / "metadata.json").read_text(encoding="utf-8"))
+        order = sorted(metadata["order"], key=lambda k: metadata["models"][k]["bytes"])  # the worker's order
+        for kind in order[: order.index("attn4")]:  # downloaded before attn4: usable
+            assert status["models"][kind]["ok"], status["models"]
+        for kind in order[order.index("attn4") + 1 :]:  # after it: usable when it only broke off, else stopped too
+            if mode == "stall":
+                assert "was stopped by you" in status["models"][kind]["error"], status["models"]
+            else:
+                assert status["models"][kind]["ok"], status["models"]
+    finally:
+        context.close()
+        server.shutdown()
+
+
+class StallFirst(Handler):
+    """The first model file the lab downloads (the smallest) stalls half way;
+    every model file asked for is recorded."""
+
+    first = ""
+    asked: list = []
+
+    def copyfile(self, source, outputfile):
+        path = self.path.split("?")[0]
+        if path.endswith(".onnx"):
+            self.asked.append(path.rsplit("/", 1)[-1])
+        if not path.endswith("/" + self.first):
+            return super().copyfile(source, outputfile)
+        data = source.read()
+        outputfile.write(data[: len(data) // 2])
+        outputfile.flush()
+        time.sleep(30)
+        self.close_connection = True
+        self.connection.shutdown(2)
+
+
+def test_stop_during_the_first_download_stops_the_models_still_queued_too(browser, site_dir, tmp_path):
+    """Stop while the first model downloads (issue 38.10): the files not yet
+    started are never asked for, and each model says it was stopped."""
+    site = linked_site(site_dir, tmp_path)
+    metadata = json.loads((site / SITE_ONNX / "metadata.json").read_text(encoding="utf-8"))
+    order = sorted(metadata["order"], key=lambda k: metadata["models"][k]["bytes"])  # the worker's order
+    handler = type("StallFirstHandler", (StallFirst,), {"first": metadata["models"][order[0]]["file"], "asked": []})
+    server, url = start_server(site, handler_class=handler)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/lab/?backend=wasm")
+        page.wait_for_function(
+            f"document.querySelector('#load-progress li[data-file={order[0]}] progress')?.value > 0", timeout=60_000
+        )
+        page.wait_for_timeout(500)
+        page.click("#stop")
+        status = evaluate(page, "return await window.lab.ready;", timeout_s=60)
+        for kind in order:
+            error = status["models"][kind]["error"] or ""
+            assert f"the download of {metadata['models'][kind]['file']} was stopped by you" in error, (kind, error)
+        assert handler.asked == [metadata["models"][order[0]]["file"]], handler.asked
+        assert not status["ok"]
     finally:
         context.close()
         server.shutdown()

@@ -26,10 +26,14 @@ async function openCache() {
 }
 
 // The downloads in progress; cancelDownloads() (the page's Stop while the
-// models download) aborts them, and each fails naming its file.
+// models download) aborts them, and each fails naming its file. After it, no
+// other file goes to the network in this page (the models still queued fail
+// naming themselves; a checked offline copy is still read, it costs nothing).
 const downloads = new Set();
+let stopped = false;
 
 export function cancelDownloads() {
+  stopped = true;
   const n = downloads.size;
   for (const controller of downloads) controller.abort(new Error('stopped by you'));
   return n;
@@ -43,6 +47,7 @@ const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
 // replaces it. onProgress({loaded, total, from}) follows the bytes.
 export async function fetchVerified(url, options) {
   const controller = new AbortController();
+  if (stopped) controller.abort(new Error('stopped by you')); // read from the offline copy or not at all
   downloads.add(controller);
   try {
     return await download(url, options, controller.signal);
