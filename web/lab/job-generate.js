@@ -6,6 +6,7 @@
 import { EOS_ID } from '../core/tokenizer.js';
 import { startHistory } from '../core/decoding.js';
 import { renderExperimentRun, renderOutput, renderSettings, renderStats } from './view.js';
+import { renderRealStory } from './real-story.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { runJob, jobBackend } from './jobs.js';
@@ -108,6 +109,7 @@ function startRun(job, options, backend, analyses, ablation, second) {
     renderSettings(S.views[kind], run);
     renderExperimentRun(S.views[kind], run, kind);
   }
+  renderRealStory(run);
   S.selected = null;
   S.inspected = null;
   $('inspect-body').replaceChildren();

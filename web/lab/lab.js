@@ -30,6 +30,7 @@ import { applySetup, keepPlace, restorePlace } from './keep.js';
 import { readAddress, setupAddress, showAddressNote } from './address.js';
 import { selectStep } from './job-inspect.js';
 import { installReplay } from './replay-view.js';
+import { realStoryView } from './real-story.js';
 import { showExperimentNote } from './experiment.js';
 
 const t0 = performance.now();
@@ -115,6 +116,7 @@ function buildCards() {
     $('model-tabs').append(el('button', { type: 'button', 'data-kind': kind, 'aria-pressed': 'false',
       'aria-controls': `card-${kind}`, onclick: () => showModel(kind), text: metadata.models[kind].label }));
   }
+  $('outputs').after(realStoryView());
   showModel(metadata.order[0]);
   installLinking($('inspect'));
   renderResults($('results-table'), metadata);
