@@ -252,6 +252,12 @@ def costliest_head(x: dict) -> float:
     return float(t(x["off"]).max().exp() - math.exp(x["on"]))
 
 
+def paired_gain(x: dict) -> float:
+    """results_paired's gain_percent of one seed: (one − four) / one · 100, in perplexity (e^loss)."""
+    one, four = t([x["one_head"], x["four_heads"]]).exp()
+    return float((one - four) / one * 100)
+
+
 ANSWERS: dict[str, Callable[[dict], float]] = {
     "story-ids": story_ids,
     "windows-count": windows_count,
@@ -287,6 +293,7 @@ ANSWERS: dict[str, Callable[[dict], float]] = {
     "top-p-renormalised": top_p_renormalised,
     "ablation-interaction": ablation_interaction,
     "costliest-head": costliest_head,
+    "paired-gain": paired_gain,
 }
 
 

@@ -146,6 +146,9 @@ def wide_inputs(exercise_id: str, rng: random.Random) -> dict:
     if exercise_id == "ablation-interaction":
         on = u(rng, 1, 6)
         return {"on": on, "off": [on + u(rng, -0.1, 1) for _ in range(4)], "all_off": on + u(rng, -0.5, 3)}
+    if exercise_id == "paired-gain":
+        one = u(rng, 1, 6)
+        return {"one_head": one, "four_heads": one - u(rng, -0.5, 1)}
     if exercise_id == "costliest-head":
         on = u(rng, 0.5, 5)
         return {"on": on, "off": [on + u(rng, -0.1, 1) for _ in range(rng.randint(2, 8))]}
@@ -233,4 +236,5 @@ def test_the_python_reference_by_hand():
     assert math.isclose(answer("top-p-renormalised", {"p": probs, "top_p": 0.85}), 0.5 / 0.9, rel_tol=1e-12)
     ablation = {"on": 4.0, "off": [4.1, 4.2, 4.3, 4.4], "all_off": 5.5}
     assert math.isclose(answer("ablation-interaction", ablation), 0.5, rel_tol=1e-9)
+    assert math.isclose(answer("paired-gain", {"one_head": 3.0, "four_heads": 3.0 - math.log(2)}), 50.0, rel_tol=1e-9)
     assert math.isclose(answer("costliest-head", {"on": 1.0, "off": [1.5, 2.0]}), math.e**2 - math.e, rel_tol=1e-12)

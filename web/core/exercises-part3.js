@@ -216,7 +216,8 @@ const twoHeads = {
   mistakes: [
     { name: 'one-softmax', value: ({ scores, values, W_O: w }) => {
       const a = softmax([...scores[0], ...scores[1]]);
-      return update([dot(a.slice(0, 3), values[0]), dot(a.slice(3), values[1])], w);
+      const n = scores[0].length;
+      return update([dot(a.slice(0, n), values[0]), dot(a.slice(n), values[1])], w);
     },
     message: 'That is one softmax over all six scores; each head has its own softmax over the three sources, '
       + 'so each head\'s weights add up to 1.' },

@@ -227,5 +227,45 @@ const costliestHead = {
   },
 };
 
+const pairedPercent = ({ one_head: a, four_heads: b }) => ((Math.exp(a) - Math.exp(b)) / Math.exp(a)) * 100;
+
+const pairedGain = {
+  id: 'paired-gain',
+  digits: 1,
+  percent: true,
+  draw(rng) {
+    const one = dec(rng, 3.2, 3.9, 3);
+    return { one_head: one, four_heads: milli(one - dec(rng, 0.03, 0.12, 3)) };
+  },
+  answer: pairedPercent,
+  question: ({ one_head: a, four_heads: b }) => [
+    `One seed, both models trained on the same batches: test cross-entropy ${f(a, 3)} nats/token with one head, `
+      + `${f(b, 3)} with four heads.`,
+    'What is the paired gain in test perplexity, as a percentage of the one-head perplexity, to 1 decimal?',
+  ],
+  mistakes: [
+    { name: 'loss-percent', value: ({ one_head: a, four_heads: b }) => ((a - b) / a) * 100,
+      message: 'That is the gain in cross-entropy as a percentage of the loss; perplexity is e^loss, so turn both '
+        + 'losses into perplexities first.' },
+    { name: 'nats-as-percent', value: ({ one_head: a, four_heads: b }) => (a - b) * 100,
+      message: 'That reads the loss difference in nats as a percentage; the perplexities differ by a factor '
+        + 'e^(difference), so the gain is (1 − e^(−difference))·100%.' },
+    { name: 'wrong-base', value: ({ one_head: a, four_heads: b }) => ((Math.exp(a) - Math.exp(b)) / Math.exp(b)) * 100,
+      message: 'That divides by the four-head perplexity; the gain is measured against one head\'s.' },
+    { name: 'absolute', value: ({ one_head: a, four_heads: b }) => Math.exp(a) - Math.exp(b),
+      message: 'That is the gain in perplexity itself, not a percentage of the one-head perplexity.' },
+  ],
+  hint: 'Perplexity is e^loss for each model; subtract, divide by the one-head perplexity, multiply by 100.',
+  steps: ({ one_head: a, four_heads: b }) => {
+    const [pa, pb] = [Math.exp(a), Math.exp(b)];
+    return [
+      `Perplexities: one head e^${f(a, 3)} = ${f(pa, 4)}, four heads e^${f(b, 3)} = ${f(pb, 4)}.`,
+      `Gain: ${f(pa, 4)} − ${f(pb, 4)} = ${f(pa - pb, 4)}.`,
+      `As a percentage of one head's: ${f(pa - pb, 4)} / ${f(pa, 4)} × 100 = `
+        + `${f(pairedPercent({ one_head: a, four_heads: b }), 3)}%.`,
+    ];
+  },
+};
+
 export const RESULTS = [headWidth, projectionParams, weightsCount, perplexityFromLoss, reductionPercent,
-  ablationInteraction, costliestHead];
+  ablationInteraction, costliestHead, pairedGain];
