@@ -6,7 +6,8 @@ In its deck, by keyboard only: the box opens, the numbers come from ?seed=, a
 named mistake is refused with its message, the right answer (a comma decimal)
 is accepted, bad input gets a message and no verdict, the arrow keys in the
 field do not turn the slide, and "New numbers" changes the inputs and the
-answer. The answers are checked against the Python reference
+answer; then every named mistake of the exercise, each typed where it
+applies, is refused with its own name and message. The answers are checked against the Python reference
 (export/exercises.py), not against the page. In the reading view at 390 px:
 every exercise opens and accepts its answer, the page does not scroll
 sideways, and axe-core finds nothing serious."""
