@@ -15,6 +15,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from export.decoding import kept_ids
 from models.corpus import make_windows
 from models.nets import AttentionConfig, CausalAttentionLM, FixedWindowMLP, MLPConfig
 from models.tokenizer import BOS_ID, EOS_ID, PAD_ID, SPECIALS, Vocab
@@ -70,6 +71,26 @@ def cross_entropy(x: dict) -> float:
     return float(F.cross_entropy(logits, torch.zeros(len(p), dtype=torch.long)))
 
 
+def _attention_weights(q, keys, masked=None) -> torch.Tensor:
+    """softmax(q·k_j / √d_k) over the sources, masked ones at −∞ (as nets.attend)."""
+    q, K = t(q), t(keys)
+    scores = K @ q / math.sqrt(q.numel())
+    if masked is not None:
+        scores = scores.masked_fill(masked, float("-inf"))
+    return scores.softmax(-1)
+
+
+def attention_step(x: dict) -> float:
+    """One attention step by hand: the message coordinate Σ α_j v_j."""
+    return float(_attention_weights(x["q"], x["keys"]) @ t(x["values"]))
+
+
+def pad_masked_weight(x: dict) -> float:
+    """Scores of a left-padded window: slots 1 to pad are PAD, masked to −∞ before the softmax."""
+    masked = torch.arange(len(x["keys"])) < x["pad"]
+    return float(_attention_weights(x["q"], x["keys"], masked)[x["slot"] - 1])
+
+
 def sgd_step(x: dict) -> float:
     w = torch.nn.Parameter(t([x["w"]]))
     w.grad = t([x["grad"]])
@@ -103,6 +124,20 @@ def causal_mask(x: dict) -> int:
     T = x["T"]
     future = torch.ones(T, T, dtype=torch.bool).triu(1)
     return int((~future).sum())
+
+
+def masked_row(x: dict) -> float:
+    """The causal mask of forward_details (future = triu(1) blocked) on a grid whose
+    every row holds these scores; the query's row after the softmax."""
+    n = len(x["scores"])
+    future = torch.ones(n, n, dtype=torch.bool).triu(1)
+    grid = t(x["scores"]).expand(n, n).masked_fill(future, float("-inf"))
+    return float(grid.softmax(-1)[x["query"] - 1, x["source"] - 1])
+
+
+def query_projection(x: dict) -> float:
+    q = t(x["e"]) @ t(x["W_Q"])
+    return float(q @ t(x["k"]) / math.sqrt(q.numel()))
 
 
 def relu_unit(x: dict) -> float:
@@ -151,6 +186,31 @@ def attention_cost(x: dict) -> int:
     return int((Q @ Q.transpose(-2, -1)).numel() * Q.shape[-1])
 
 
+def two_heads(x: dict) -> float:
+    """Each head's softmax over its own scores, its message from its own values
+    (one coordinate each), the messages joined, then one column of W_O."""
+    weights = t(x["scores"]).softmax(-1)  # [heads, sources]
+    messages = (weights * t(x["values"])).sum(-1)  # [heads]: joined side by side
+    return float(messages @ t(x["W_O"]))
+
+
+def _renormalised(p: list[float], token: int, top_k: int = 0, top_p: float = 1.0) -> float:
+    """export/decoding's top-k/top-p filter on these probabilities (after the four
+    special IDs, which it never keeps), renormalised."""
+    weights = [0.0] * len(SPECIALS) + list(p)
+    logits = [-math.inf] * len(SPECIALS) + [math.log(v) for v in p]
+    kept = kept_ids(logits, weights, top_k, top_p)
+    return weights[len(SPECIALS) + token] / math.fsum(weights[i] for i in kept)
+
+
+def top_k_renormalised(x: dict) -> float:
+    return _renormalised(x["p"], x["token"] - 1, top_k=2)
+
+
+def top_p_renormalised(x: dict) -> float:
+    return _renormalised(x["p"], max(range(len(x["p"])), key=lambda i: x["p"][i]), top_p=x["top_p"])
+
+
 # ---- Part IV ------------------------------------------------------------------
 
 
@@ -181,6 +241,23 @@ def reduction_percent(x: dict) -> float:
     return (base - mean) / base * 100
 
 
+def ablation_interaction(x: dict) -> float:
+    """All-off cost minus the sum of the single costs (the deck's sum_single comparison)."""
+    on, off = x["on"], t(x["off"])
+    return float((x["all_off"] - on) - (off - on).sum())
+
+
+def costliest_head(x: dict) -> float:
+    """Perplexity rise of the costliest head: e^(its loss) − e^(every head on)."""
+    return float(t(x["off"]).max().exp() - math.exp(x["on"]))
+
+
+def paired_gain(x: dict) -> float:
+    """results_paired's gain_percent of one seed: (one − four) / one · 100, in perplexity (e^loss)."""
+    one, four = t([x["one_head"], x["four_heads"]]).exp()
+    return float((one - four) / one * 100)
+
+
 ANSWERS: dict[str, Callable[[dict], float]] = {
     "story-ids": story_ids,
     "windows-count": windows_count,
@@ -207,6 +284,16 @@ ANSWERS: dict[str, Callable[[dict], float]] = {
     "weights-count": weights_count,
     "perplexity-from-loss": perplexity_from_loss,
     "reduction-percent": reduction_percent,
+    "attention-step": attention_step,
+    "pad-masked-weight": pad_masked_weight,
+    "masked-row": masked_row,
+    "query-projection": query_projection,
+    "two-heads": two_heads,
+    "top-k-renormalised": top_k_renormalised,
+    "top-p-renormalised": top_p_renormalised,
+    "ablation-interaction": ablation_interaction,
+    "costliest-head": costliest_head,
+    "paired-gain": paired_gain,
 }
 
 

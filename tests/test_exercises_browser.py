@@ -6,7 +6,8 @@ In its deck, by keyboard only: the box opens, the numbers come from ?seed=, a
 named mistake is refused with its message, the right answer (a comma decimal)
 is accepted, bad input gets a message and no verdict, the arrow keys in the
 field do not turn the slide, and "New numbers" changes the inputs and the
-answer. The answers are checked against the Python reference
+answer; then every named mistake of the exercise, each typed where it
+applies, is refused with its own name and message. The answers are checked against the Python reference
 (export/exercises.py), not against the page. In the reading view at 390 px:
 every exercise opens and accepts its answer, the page does not scroll
 sideways, and axe-core finds nothing serious."""
@@ -174,6 +175,41 @@ def test_exercise_in_its_deck_by_keyboard(deck_pages, exercise_id):
     assert ex.locator("[data-solution]").is_hidden()
     assert abs(last_number(ex.locator("[data-solution]").text_content()) - answer(exercise_id, new_inputs)) <= tol
     assert page.evaluate("Reveal.getIndices().h") == slide
+    page.watch.assert_clean()
+
+
+NAMES = """(id) => import(new URL('../core/exercises.js', location.href).href)
+  .then((m) => m.kindOf(id).mistakes.map((mk) => mk.name))"""
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_every_named_mistake_is_named_in_its_deck(deck_pages, exercise_id):
+    """Each mistake of the exercise, typed from the keyboard as it computes it, is
+    refused with its own name and message: on the page's numbers, or on the
+    first "New numbers" draw where it applies (runs after the test above, on
+    the same page, so it starts wherever that one left the exercise)."""
+    page = deck_pages(CATALOG[exercise_id]["deck"])
+    open_box(page, exercise_id)
+    ex = page.locator(f"[data-exercise='{exercise_id}']")
+    field, verdict = ex.locator("input"), ex.locator("[data-verdict]")
+    names = page.evaluate(NAMES, exercise_id)
+    assert len(names) >= 3
+    named: set[str] = set()
+    for _ in range(30):
+        inputs = json.loads(ex.get_attribute("data-inputs"))
+        for slip in page.evaluate(KIND, [exercise_id, inputs])["slips"]:
+            if slip["name"] in named:
+                continue
+            check(page, field, slip["typed"])
+            assert verdict.get_attribute("data-verdict") == "wrong", (exercise_id, slip)
+            assert verdict.get_attribute("data-mistake") == slip["name"], (exercise_id, slip)
+            assert slip["message"] in verdict.text_content(), (exercise_id, slip)
+            named.add(slip["name"])
+        if named == set(names):
+            break
+        ex.locator("[data-action=new]").focus()
+        page.keyboard.press("Enter")
+    assert named == set(names), f"{exercise_id}: never named {sorted(set(names) - named)}"
     page.watch.assert_clean()
 
 

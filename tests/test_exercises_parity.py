@@ -117,6 +117,41 @@ def wide_inputs(exercise_id: str, rng: random.Random) -> dict:
     if exercise_id == "reduction-percent":
         base = u(rng, 1, 100)
         return {"one_head": base, "four_heads": u(rng, 0.5, base)}
+    if exercise_id == "attention-step":
+        m = rng.randint(1, 6)
+        return {"q": vec(rng, m, -3, 3), "keys": [vec(rng, m, -3, 3) for _ in range(n)], "values": vec(rng, n, -5, 5)}
+    if exercise_id == "pad-masked-weight":
+        m, pad = rng.randint(1, 6), rng.randint(1, n - 1)
+        keys = [vec(rng, m, -3, 3) for _ in range(n)]
+        return {"q": vec(rng, m, -3, 3), "keys": keys, "pad": pad, "slot": rng.randint(pad + 1, n)}
+    if exercise_id == "masked-row":
+        query = rng.randint(1, n)
+        return {"scores": vec(rng, n, -6, 6), "query": query, "source": rng.randint(1, query)}
+    if exercise_id == "query-projection":
+        width = rng.randint(1, 8)
+        return {"e": vec(rng, width, -3, 3), "W_Q": [vec(rng, 2, -3, 3) for _ in range(width)], "k": vec(rng, 2, -3, 3)}
+    if exercise_id == "two-heads":
+        return {
+            "scores": [vec(rng, n, -5, 5), vec(rng, n, -5, 5)],
+            "values": [vec(rng, n, -3, 3), vec(rng, n, -3, 3)],
+            "W_O": vec(rng, 2, -2, 2),
+        }
+    if exercise_id in ("top-k-renormalised", "top-p-renormalised"):
+        w = vec(rng, n, 0.01, 1)
+        p = [x / sum(w) for x in w]
+        if exercise_id == "top-p-renormalised":
+            return {"p": p, "top_p": u(rng, 0.05, 0.99)}
+        ranked = sorted(range(n), key=lambda i: -p[i])
+        return {"p": p, "token": ranked[rng.randint(0, 1)] + 1}
+    if exercise_id == "ablation-interaction":
+        on = u(rng, 1, 6)
+        return {"on": on, "off": [on + u(rng, -0.1, 1) for _ in range(4)], "all_off": on + u(rng, -0.5, 3)}
+    if exercise_id == "paired-gain":
+        one = u(rng, 1, 6)
+        return {"one_head": one, "four_heads": one - u(rng, -0.5, 1)}
+    if exercise_id == "costliest-head":
+        on = u(rng, 0.5, 5)
+        return {"on": on, "off": [on + u(rng, -0.1, 1) for _ in range(rng.randint(2, 8))]}
     raise AssertionError(f"no wide inputs for {exercise_id}")
 
 
@@ -185,3 +220,21 @@ def test_the_python_reference_by_hand():
     assert math.isclose(answer("softmax-weight", {"scores": [None, 0.0, 0.0, 0.0], "slot": 2}), 1 / 3, rel_tol=1e-12)
     assert math.isclose(answer("sgd-step", {"w": 0.5, "grad": 0.2, "lr": 0.1}), 0.48, rel_tol=1e-12)
     assert math.isclose(answer("never-drawn", {"N": 2, "n": 3}), 12.5, rel_tol=1e-12)
+    # the multi-step ones (issue 34): equal scores share evenly; the mask leaves two sources of 0 and ln 3
+    step = {"q": [1.0, 1.0], "keys": [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], "values": [3.0, 6.0, 9.0]}
+    assert math.isclose(answer("attention-step", step), 6.0, rel_tol=1e-12)
+    padded = {"q": [2.0, 0.0], "keys": [[9.0, 9.0], [0.0, 1.0], [0.0, -1.0], [0.0, 2.0]], "pad": 1, "slot": 3}
+    assert math.isclose(answer("pad-masked-weight", padded), 1 / 3, rel_tol=1e-12)
+    row = {"scores": [0.0, math.log(3), 5.0, 7.0], "query": 2, "source": 2}
+    assert math.isclose(answer("masked-row", row), 0.75, rel_tol=1e-12)
+    projection = {"e": [1.0, 2.0, 0.0, 0.0], "W_Q": [[1, 0], [0, 1], [5, 5], [5, 5]], "k": [1.0, 1.0]}
+    assert math.isclose(answer("query-projection", projection), 3 / math.sqrt(2), rel_tol=1e-12)
+    heads = {"scores": [[0.0, 0.0], [0.0, 50.0]], "values": [[1.0, 3.0], [4.0, -2.0]], "W_O": [2.0, 1.0]}
+    assert math.isclose(answer("two-heads", heads), 2.0, rel_tol=1e-9)
+    probs = [0.1, 0.3, 0.05, 0.5, 0.05]
+    assert math.isclose(answer("top-k-renormalised", {"p": probs, "token": 2}), 0.375, rel_tol=1e-12)
+    assert math.isclose(answer("top-p-renormalised", {"p": probs, "top_p": 0.85}), 0.5 / 0.9, rel_tol=1e-12)
+    ablation = {"on": 4.0, "off": [4.1, 4.2, 4.3, 4.4], "all_off": 5.5}
+    assert math.isclose(answer("ablation-interaction", ablation), 0.5, rel_tol=1e-9)
+    assert math.isclose(answer("paired-gain", {"one_head": 3.0, "four_heads": 3.0 - math.log(2)}), 50.0, rel_tol=1e-9)
+    assert math.isclose(answer("costliest-head", {"on": 1.0, "off": [1.5, 2.0]}), math.e**2 - math.e, rel_tol=1e-12)

@@ -114,6 +114,46 @@ test('worked values by hand, one per deck', () => {
   assert.ok(Math.abs(answer('reduction-percent', { one_head: 40, four_heads: 30 }) - 25) < 1e-12);
 });
 
+test('the multi-step exercises by hand (issue 34): each chain, and each named slip of it', () => {
+  const near = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} is not ${b}`);
+  const named = (id, x, value) => judge(id, x, Number(value.toFixed(kindOf(id).digits))).mistake?.name;
+  // equal scores share evenly: the message is the plain mean of the values; one weight per source → their sum
+  const step = { q: [1, 1], keys: [[1, 0], [0, 1], [0.5, 0.5]], values: [3, 6, 9] };
+  near(answer('attention-step', step), 6);
+  assert.equal(named('attention-step', step, 18), 'wrong-axis');
+  assert.equal(named('attention-step', step, 0.5), 'keys-mixed'); // the keys' first coordinates, mixed evenly
+  const padded = { q: [2, 0], keys: [[9, 9], [0, 1], [0, -1], [0, 2]], pad: 1, slot: 3 };
+  near(answer('pad-masked-weight', padded), 1 / 3);
+  assert.equal(named('pad-masked-weight', padded, 1 / (Math.exp(18 / Math.SQRT2) + 3)), 'pad-counted');
+  const row = { scores: [0, Math.log(3), 5, 7], query: 2, source: 1 };
+  near(answer('masked-row', row), 0.25);
+  assert.equal(named('masked-row', row, 0), 'past-masked');
+  assert.equal(named('masked-row', { ...row, query: 3, source: 2 }, 0.75), 'diagonal-masked');
+  const projection = { e: [1, 2, 0, 0], W_Q: [[1, 0], [0, 1], [5, 5], [5, 5]], k: [1, 2] };
+  near(answer('query-projection', projection), 5 / Math.SQRT2);
+  assert.equal(named('query-projection', projection, 5), 'scaling-forgotten');
+  assert.equal(named('query-projection', projection, 4 / Math.SQRT2), 'columns-swapped');
+  const heads = { scores: [[0, 0], [0, 50]], values: [[1, 3], [4, -2]], W_O: [1, 3] };
+  assert.ok(Math.abs(answer('two-heads', heads) + 4) < 1e-9); // m₁ = 2, m₂ = −2
+  assert.equal(named('two-heads', heads, 0), 'messages-added');
+  assert.equal(named('two-heads', heads, 2), 'one-head');
+  assert.equal(named('two-heads', heads, 10), 'heads-swapped');
+  assert.equal(named('two-heads', heads, -6), 'one-softmax');
+  const p = [0.1, 0.3, 0.05, 0.5, 0.05];
+  near(answer('top-k-renormalised', { p, token: 2 }), 0.375);
+  assert.equal(named('top-k-renormalised', { p, token: 2 }, 0.3 / 0.9), 'top-three');
+  near(answer('top-p-renormalised', { p, top_p: 0.85 }), 0.5 / 0.9);
+  assert.equal(named('top-p-renormalised', { p, top_p: 0.85 }, 0.5 / 0.8), 'one-too-few');
+  assert.equal(named('top-p-renormalised', { p, top_p: 0.85 }, 0.5 / 0.95), 'one-too-many');
+  const ablation = { on: 4, off: [4.1, 4.2, 4.3, 4.4], all_off: 5.5 };
+  assert.ok(Math.abs(answer('ablation-interaction', ablation) - 0.5) < 1e-9); // super-additive
+  assert.equal(named('ablation-interaction', ablation, -0.5), 'reversed');
+  assert.equal(named('ablation-interaction', ablation, 5.5 - 17), 'losses-not-costs');
+  near(answer('costliest-head', { on: 1, off: [1.5, 2, 1.2, 1.1] }), Math.E ** 2 - Math.E);
+  assert.equal(named('costliest-head', { on: 1, off: [1.5, 2, 1.2, 1.1] }, 1), 'cost-in-nats');
+  assert.ok(Math.abs(answer('paired-gain', { one_head: 3, four_heads: 3 - Math.LN2 }) - 50) < 1e-9);
+});
+
 test('New numbers always changes the answer, and is deterministic', () => {
   for (const id of Object.keys(KINDS)) {
     for (const seed of SEEDS.slice(0, 30)) {

@@ -58,6 +58,19 @@ export function softmax(scores) {
   return e.map((x) => x / total);
 }
 
+// The scores of a query against each key, q·k_j, and the same divided by √d_k.
+export const rawScores = (q, keys) => keys.map((k) => dot(q, k));
+export const scaledScores = (q, keys) => rawScores(q, keys).map((s) => s / Math.sqrt(q.length));
+
+// A number as printed to `digits` decimals, for arithmetic that goes on from what the learner reads.
+export const asPrinted = (x, digits = 4) => Number(x.toFixed(digits));
+
+// x / Σ xs: a share of a sum; null when the sum is too near 0 to share anything out.
+export function shareOf(x, xs) {
+  const total = sum(xs);
+  return Math.abs(total) < 0.1 ? null : x / total;
+}
+
 // ---- formatting --------------------------------------------------------------
 
 // A number as the slides print it: fixed decimals, a true minus sign.

@@ -2,8 +2,10 @@
 // (plain JSON), answer(inputs) -> the exact answer, question/steps -> text with
 // those numbers, mistakes -> the values common slips give, named. The Python
 // reference of every answer is export/exercises.py.
-import { dec, decNonZero, dot, f, hundredths, int, mean, paren, pick, products, softmax, sum, vec, vector }
-  from './exercise-kit.js';
+import {
+  asPrinted, dec, decNonZero, dot, f, hundredths, int, mean, paren, pick, products, rawScores, scaledScores, shareOf,
+  softmax, sum, vec, vector,
+} from './exercise-kit.js';
 
 const storyIds = {
   id: 'story-ids',
@@ -236,5 +238,115 @@ const sgdStep = {
   ],
 };
 
+// ---- multi-step: a whole attention step, and the weights of a padded window ----
+
+const scoreLines = (q, keys, first = 0) => keys.map((k, j) => ({ k, j: j + first }))
+  .map(({ k, j }) => `q·k_${j + 1} = ${products(q, k)} = ${f(dot(q, k), 2)}`).join('; ');
+
+const weightsOf = ({ q, keys }) => softmax(scaledScores(q, keys));
+
+const attentionStep = {
+  id: 'attention-step',
+  digits: 2,
+  draw(rng) {
+    const dk = pick(rng, [2, 3]);
+    for (;;) {
+      const q = vector(rng, dk, -1, 2);
+      const keys = [0, 1, 2].map(() => vector(rng, dk, -1, 2));
+      const raw = rawScores(q, keys);
+      if (Math.max(...raw) - Math.min(...raw) >= 0.5) return { q, keys, values: vector(rng, 3, -2, 2) };
+    }
+  },
+  answer: (x) => dot(weightsOf(x), x.values),
+  question: ({ q, keys, values }) => [
+    `A query q = ${vec(q)} (d_k = ${q.length}) and three sources with keys `
+      + `${keys.map((k, j) => `k_${j + 1} = ${vec(k)}`).join(', ')}.`,
+    `The first coordinate of each source's value row: v = ${vec(values)}.`,
+    'What is the first coordinate of the message m = Σ α_j v_j, with α = softmax(q·k_j / √d_k) over the three '
+      + 'sources, to 2 decimals?',
+  ],
+  mistakes: [
+    { name: 'keys-mixed', value: (x) => dot(weightsOf(x), x.keys.map((k) => k[0])),
+      message: 'That mixes the keys\' first coordinates; keys only decide the weights, and the message mixes '
+        + 'the values.' },
+    { name: 'scaling-forgotten', value: ({ q, keys, values }) => dot(softmax(rawScores(q, keys)), values),
+      message: 'The scores were not divided by √d_k before the softmax.' },
+    { name: 'no-exponential', value: ({ q, keys, values }) => {
+      const raw = rawScores(q, keys);
+      return shareOf(1, raw) === null ? null : dot(raw.map((s) => shareOf(s, raw)), values);
+    },
+    message: 'That shares out the scores themselves; softmax shares out e to each scaled score.' },
+    { name: 'wrong-axis', value: ({ values }) => sum(values),
+      message: 'Every weight came out 1: that is a softmax over the queries (one query, so one entry each). '
+        + 'Softmax runs over the sources of the query\'s row, and its weights add up to 1.' },
+  ],
+  hint: 'Four steps: the dot product q·k_j for each source, divided by √d_k; e to each scaled score, divided by '
+    + 'their sum (the weights α_j); then the weighted sum of the values.',
+  steps: (x) => {
+    const { q, keys, values } = x;
+    const s = scaledScores(q, keys);
+    const e = s.map(Math.exp);
+    const alpha = weightsOf(x);
+    return [
+      `Scores: ${scoreLines(q, keys)}.`,
+      `Divided by √d_k = √${q.length} = ${f(Math.sqrt(q.length), 4)}: s = ${vec(s, 4)}.`,
+      `e^s = ${vec(e, 4)}; sum ${f(sum(e), 4)}; weights α = ${vec(alpha, 4)}.`,
+      `m = ${products(alpha, values, 4, 1)} = ${f(dot(alpha.map((a) => asPrinted(a)), values), 4)}; `
+        + `with the weights unrounded, m = ${f(dot(alpha, values), 4)}.`,
+    ];
+  },
+};
+
+// Slots 1 to `pad` are PAD (the window is left-padded); their scores are masked to −∞.
+const padMasked = ({ q, keys, pad }) => scaledScores(q, keys).map((s, j) => (j < pad ? null : s));
+
+const padMaskedWeight = {
+  id: 'pad-masked-weight',
+  digits: 3,
+  range: { min: 0, max: 1, message: 'A softmax weight lies between 0 and 1.' },
+  draw(rng) {
+    const q = vector(rng, 2, -1, 2);
+    const pad = int(rng, 1, 2);
+    const keys = [0, 1, 2, 3].map(() => vector(rng, 2, -1, 2));
+    return { q, keys, pad, slot: int(rng, pad + 1, 4) };
+  },
+  answer: (x) => softmax(padMasked(x))[x.slot - 1],
+  question: ({ q, keys, pad, slot }) => [
+    `A final query q = ${vec(q)} (d_k = 2) and the keys of slots 1 to 4: ${keys.map((k) => vec(k)).join(', ')}.`,
+    pad === 1 ? 'Slot 1 is PAD; slots 2 to 4 hold real tokens.'
+      : 'Slots 1 and 2 are PAD; slots 3 and 4 hold real tokens.',
+    `What weight does slot ${slot} get after the scaling, the PAD mask and the softmax, to 3 decimals?`,
+  ],
+  mistakes: [
+    { name: 'pad-counted', value: ({ q, keys, slot }) => softmax(scaledScores(q, keys))[slot - 1],
+      message: 'PAD took part in the softmax: its score becomes −∞ first, so it gets weight 0 and the real slots '
+        + 'share all of it.' },
+    { name: 'scaling-forgotten', value: ({ q, keys, pad, slot }) =>
+      softmax(rawScores(q, keys).map((s, j) => (j < pad ? null : s)))[slot - 1],
+    message: 'The scores were not divided by √d_k = √2 before the softmax.' },
+    { name: 'divided-by-dk', value: ({ q, keys, pad, slot }) =>
+      softmax(rawScores(q, keys).map((s, j) => (j < pad ? null : s / 2)))[slot - 1],
+    message: 'That divides the scores by d_k = 2 itself; the scaling divides by its square root, √2.' },
+    { name: 'no-exponential', value: ({ q, keys, pad, slot }) => {
+      const real = rawScores(q, keys).slice(pad);
+      return shareOf(real[slot - 1 - pad], real);
+    },
+    message: 'That shares out the scores themselves; softmax shares out e to each scaled score.' },
+  ],
+  hint: 'Score the real slots (q·k_j / √d_k), give each PAD slot −∞, then take the softmax: e to each score '
+    + 'over their sum, with e^(−∞) = 0.',
+  steps: (x) => {
+    const { q, keys, pad, slot } = x;
+    const s = padMasked(x);
+    const e = s.map((v) => (v === null ? 0 : Math.exp(v)));
+    return [
+      `Real slots: ${scoreLines(q, keys.slice(pad), pad)}.`,
+      `Divided by √d_k = √2 = ${f(Math.SQRT2, 4)}, PAD masked: s = ${vec(s, 4)}.`,
+      `e^s = ${vec(e, 4)} (e^(−∞) = 0); sum ${f(sum(e), 4)}.`,
+      `Weight of slot ${slot}: ${f(e[slot - 1], 4)} / ${f(sum(e), 4)} = ${f(softmax(s)[slot - 1], 4)}.`,
+    ];
+  },
+};
+
 export const MAPS = [storyIds, windowsCount, mlpHiddenParams, scoreScaling, softmaxWeight, messageCoordinate,
-  crossEntropy, sgdStep];
+  crossEntropy, sgdStep, attentionStep, padMaskedWeight];

@@ -1,6 +1,6 @@
 // Exercises of Part II (attention). The same shape as exercises-maps.js; the
 // Python reference of every answer is export/exercises.py.
-import { dec, dot, f, int, paren, pick, products, softmax, sum, vec, vector } from './exercise-kit.js';
+import { dec, dot, f, int, paren, pick, products, shareOf, softmax, sum, vec, vector } from './exercise-kit.js';
 
 const videoScore = {
   id: 'video-score',
@@ -201,4 +201,103 @@ const reluUnit = {
   },
 };
 
-export const PART2 = [videoScore, retrievalTemperature, scaledSoftmax, residualUpdate, causalMask, reluUnit];
+// ---- multi-step: a masked softmax row, and a query projected then scored ----
+
+// Query i's row with the causal mask: sources after i become null (−∞).
+const causalRow = ({ scores, query }) => scores.map((s, c) => (c < query ? s : null));
+
+const maskedRow = {
+  id: 'masked-row',
+  digits: 3,
+  range: { min: 0, max: 1, message: 'A softmax weight lies between 0 and 1.' },
+  draw(rng) {
+    const n = int(rng, 4, 6);
+    const query = int(rng, 2, n - 1);
+    return { scores: vector(rng, n, -1, 3), query, source: int(rng, 1, query - 1) };
+  },
+  answer: (x) => softmax(causalRow(x))[x.source - 1],
+  question: ({ scores, query, source }) => [
+    `A prefix of ${scores.length} tokens. The scaled scores of query ${query} (its row of QKᵀ/√d_k) for sources `
+      + `1 to ${scores.length}: ${vec(scores)}.`,
+    `After the causal mask and the softmax, what weight does query ${query} give source ${source}, to 3 decimals?`,
+  ],
+  mistakes: [
+    { name: 'no-mask', value: ({ scores, source }) => softmax(scores)[source - 1],
+      message: 'The later sources were not masked (or were zeroed after the softmax without renormalising): '
+        + 'query i reads only sources j ≤ i, and those weights add up to 1.' },
+    { name: 'diagonal-masked', value: ({ scores, query, source }) =>
+      softmax(scores.map((s, c) => (c < query - 1 ? s : null)))[source - 1],
+    message: 'That masks the diagonal too: a query token may read itself (j ≤ i).' },
+    { name: 'past-masked', value: () => 0,
+      message: 'That masks the past: the causal mask hides the sources after the query (j > i), so an earlier '
+        + 'source keeps a weight.' },
+    { name: 'no-exponential', value: (x) => {
+      const kept = causalRow(x).slice(0, x.query);
+      return shareOf(kept[x.source - 1], kept);
+    },
+    message: 'That shares out the scores themselves; softmax shares out e to each score.' },
+  ],
+  hint: 'Keep the sources 1 to i of query i and give the later ones −∞; then e to each kept score, '
+    + 'divided by their sum.',
+  steps: (x) => {
+    const row = causalRow(x);
+    const e = row.slice(0, x.query).map(Math.exp);
+    const w = softmax(row)[x.source - 1];
+    return [
+      `Query ${x.query} may read sources 1 to ${x.query} (j ≤ i): masked row ${vec(row)}.`,
+      `e^s over sources 1 to ${x.query}: ${vec(e, 4)}; sum ${f(sum(e), 4)}.`,
+      `Weight of source ${x.source}: ${f(e[x.source - 1], 4)} / ${f(sum(e), 4)} = ${f(w, 4)}.`,
+    ];
+  },
+};
+
+const column = (W, c) => W.map((row) => row[c]);
+const project = (e, W) => [0, 1].map((c) => dot(e, column(W, c)));
+const projectedScore = ({ e, W_Q: W, k }) => dot(project(e, W), k) / Math.SQRT2;
+
+const queryProjection = {
+  id: 'query-projection',
+  digits: 3,
+  draw(rng) {
+    for (;;) {
+      const e = vector(rng, 4, -1, 1);
+      const W = [0, 1, 2, 3].map(() => [int(rng, -1, 2), int(rng, -1, 2)]);
+      const x = { e, W_Q: W, k: vector(rng, 2, -1, 2) };
+      const q = project(e, W);
+      if (q.every((v) => Math.abs(v) >= 0.1) && Math.abs(q[0] - q[1]) >= 0.1 && Math.abs(projectedScore(x)) >= 0.1) {
+        return x;
+      }
+    }
+  },
+  answer: projectedScore,
+  question: ({ e, W_Q: W, k }) => [
+    `A token row e = ${vec(e)} (d = 4) and W_Q, d × d_k = 4 × 2, with rows ${W.map((r) => vec(r, 0)).join(', ')}.`,
+    `A key k = ${vec(k)}.`,
+    'What is the scaled score q·k / √d_k, with q = e W_Q, to 3 decimals?',
+  ],
+  mistakes: [
+    { name: 'scaling-forgotten', value: (x) => projectedScore(x) * Math.SQRT2,
+      message: 'That is q·k before the scaling: divide it by √d_k = √2.' },
+    { name: 'divided-by-dk', value: (x) => projectedScore(x) / Math.SQRT2,
+      message: 'That divides by d_k = 2 itself; the scaling divides by its square root, √2.' },
+    { name: 'columns-swapped', value: ({ e, W_Q: W, k }) => dot(project(e, W).reverse(), k) / Math.SQRT2,
+      message: 'The query coordinates were paired with the wrong key coordinates: q_1 comes from the first column '
+        + 'of W_Q and meets k_1.' },
+    { name: 'sign-dropped', value: ({ e, W_Q: W, k }) =>
+      dot([0, 1].map((c) => sum(e.map((v, i) => Math.abs(v * W[i][c])))), k) / Math.SQRT2,
+    message: 'A minus sign was dropped in e W_Q: a negative product lowers the query coordinate.' },
+  ],
+  hint: 'Coordinate c of q is e times column c of W_Q (four products, added); then q·k, divided by √d_k = √2.',
+  steps: ({ e, W_Q: W, k }) => {
+    const q = project(e, W);
+    const raw = dot(q, k);
+    return [
+      ...[0, 1].map((c) => `q_${c + 1} = e·W_Q[:, ${c + 1}] = ${products(e, column(W, c), 1, 0)} = ${f(q[c], 1)}.`),
+      `q·k = ${products(q, k)} = ${f(raw, 2)}.`,
+      `Scaled: ${f(raw, 2)} / √2 = ${f(raw / Math.SQRT2, 4)}.`,
+    ];
+  },
+};
+
+export const PART2 = [videoScore, retrievalTemperature, scaledSoftmax, residualUpdate, causalMask, reluUnit,
+  maskedRow, queryProjection];

@@ -1,6 +1,8 @@
 // Exercises of Part III (multi-head attention and TinyStories). The same shape
 // as exercises-maps.js; the Python reference of every answer is export/exercises.py.
-import { dec, f, int, mean, pick, sum, vec } from './exercise-kit.js';
+import {
+  asPrinted, dec, dot, f, hundredths, int, mean, paren, pick, products, softmax, sum, vec, vector,
+} from './exercise-kit.js';
 
 const headSplit = {
   id: 'head-split',
@@ -185,4 +187,186 @@ const attentionCost = {
   ],
 };
 
-export const PART3 = [headSplit, allowedSources, neverDrawn, perplexity, meanSd, attentionCost];
+// ---- multi-step: two heads at one query, and top-k / top-p renormalised ----
+
+const headMessages = ({ scores, values }) => scores.map((s, g) => dot(softmax(s), values[g]));
+const update = (m, w) => m[0] * w[0] + m[1] * w[1];
+
+const twoHeads = {
+  id: 'two-heads',
+  digits: 2,
+  draw(rng) {
+    for (;;) {
+      const x = {
+        scores: [vector(rng, 3, -1, 3), vector(rng, 3, -1, 3)],
+        values: [vector(rng, 3, -2, 2), vector(rng, 3, -2, 2)],
+        W_O: vector(rng, 2, -1, 1),
+      };
+      if (Math.abs(update(headMessages(x), x.W_O)) >= 0.05) return x;
+    }
+  },
+  answer: (x) => update(headMessages(x), x.W_O),
+  question: ({ scores, values, W_O: w }) => [
+    'One query token, three sources and two heads; each head\'s value rows are one coordinate wide here.',
+    `Head 1: scaled scores ${vec(scores[0])}, values ${vec(values[0])}. `
+      + `Head 2: scaled scores ${vec(scores[1])}, values ${vec(values[1])}.`,
+    `Column c of W_O (one entry per coordinate of the joined messages [m₁, m₂]): ${vec(w)}.`,
+    'What is coordinate c of the update [m₁, m₂]·W_O, to 2 decimals?',
+  ],
+  mistakes: [
+    { name: 'one-softmax', value: ({ scores, values, W_O: w }) => {
+      const a = softmax([...scores[0], ...scores[1]]);
+      const n = scores[0].length;
+      return update([dot(a.slice(0, n), values[0]), dot(a.slice(n), values[1])], w);
+    },
+    message: 'That is one softmax over all six scores; each head has its own softmax over the three sources, '
+      + 'so each head\'s weights add up to 1.' },
+    { name: 'heads-swapped', value: ({ scores, values, W_O: w }) =>
+      update([dot(softmax(scores[0]), values[1]), dot(softmax(scores[1]), values[0])], w),
+    message: 'Each head\'s weights went to the other head\'s values: head g mixes its own value rows.' },
+    { name: 'averaged-scores', value: ({ scores, values, W_O: w }) => {
+      const a = softmax(scores[0].map((s, j) => (s + scores[1][j]) / 2));
+      return update([dot(a, values[0]), dot(a, values[1])], w);
+    },
+    message: 'That averages the two heads\' scores into one weight row; each head keeps its own weights.' },
+    { name: 'one-head', value: (x) => headMessages(x)[0] * x.W_O[0],
+      message: 'Only head 1\'s message went through W_O; the joined message [m₁, m₂] has both.' },
+    { name: 'messages-added', value: (x) => sum(headMessages(x)),
+      message: 'That adds the two messages; they are placed side by side and W_O weighs each coordinate.' },
+  ],
+  hint: 'For each head on its own: softmax of its scores, then the weighted sum of its values (m₁, m₂). '
+    + 'Then coordinate c of the update is m₁·W_O[1, c] + m₂·W_O[2, c].',
+  steps: (x) => {
+    const m = headMessages(x);
+    const lines = x.scores.flatMap((s, g) => {
+      const e = s.map(Math.exp);
+      const a = softmax(s);
+      return [
+        `Head ${g + 1}: e^s = ${vec(e, 4)}; sum ${f(sum(e), 4)}; weights ${vec(a, 4)}.`,
+        `m${'₁₂'[g]} = ${products(a, x.values[g], 4, 1)} = ${f(dot(a.map((v) => asPrinted(v)), x.values[g]), 4)}.`,
+      ];
+    });
+    // the learner goes on from the messages as printed, each from the weights as printed
+    const shown = x.scores.map((s, g) => asPrinted(dot(softmax(s).map((v) => asPrinted(v)), x.values[g])));
+    return [
+      ...lines,
+      `Coordinate c: m₁·W_O[1, c] + m₂·W_O[2, c] = ${f(shown[0], 4)}·${paren(x.W_O[0])} + `
+        + `${paren(shown[1], 4)}·${paren(x.W_O[1])} = ${f(update(shown, x.W_O), 4)}; `
+        + `with nothing rounded on the way, ${f(update(m, x.W_O), 4)}.`,
+    ];
+  },
+};
+
+const WORDS = ['ball', 'park', 'cat', 'tree', 'dog'];
+const distinct = (xs) => new Set(xs).size === xs.length;
+// The indices of probabilities from the largest down.
+const ranked = (p) => p.map((_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+const listLine = (p) => p.map((x, i) => `“${WORDS[i]}” ${f(x, 2)}`).join(', ');
+const share = (p, kept, i) => p[i] / sum(kept.map((j) => p[j]));
+
+const topK = {
+  id: 'top-k-renormalised',
+  digits: 3,
+  range: { min: 0, max: 1, message: 'A probability lies between 0 and 1.' },
+  draw(rng) {
+    for (;;) {
+      const p = hundredths(rng, 5, 3).map((c) => c / 100);
+      if (distinct(p)) return { p, token: ranked(p)[int(rng, 0, 1)] + 1 };
+    }
+  },
+  answer: ({ p, token }) => share(p, ranked(p).slice(0, 2), token - 1),
+  question: ({ p, token }) => [
+    `Next-token probabilities over five tokens: ${listLine(p)}.`,
+    `After top-k with k = 2 and renormalising, what probability does “${WORDS[token - 1]}” get, to 3 decimals?`,
+  ],
+  mistakes: [
+    { name: 'not-renormalised', value: ({ p, token }) => p[token - 1],
+      message: 'That is the probability before the cut: the two kept tokens are renormalised to add up to 1.' },
+    { name: 'top-three', value: ({ p, token }) => share(p, ranked(p).slice(0, 3), token - 1),
+      message: 'That renormalises over three tokens; k = 2 keeps the two most likely.' },
+    { name: 'equal-shares', value: () => 0.5,
+      message: 'The kept tokens keep their proportions: divide by their summed probability, not by k.' },
+  ],
+  hint: 'Sort the tokens by probability, keep the two most likely, and divide the token\'s probability '
+    + 'by the sum of the two.',
+  steps: ({ p, token }) => {
+    const [a, b] = ranked(p);
+    return [
+      `The two most likely: “${WORDS[a]}” ${f(p[a], 2)} and “${WORDS[b]}” ${f(p[b], 2)}; `
+        + `together ${f(p[a], 2)} + ${f(p[b], 2)} = ${f(p[a] + p[b], 2)}.`,
+      `“${WORDS[token - 1]}”: ${f(p[token - 1], 2)} / ${f(p[a] + p[b], 2)} = ${f(share(p, [a, b], token - 1), 4)}.`,
+    ];
+  },
+};
+
+// How many of the ranked tokens top-p keeps: the fewest whose probabilities reach p.
+function keptCount(probs, top) {
+  let running = 0;
+  for (const [n, i] of ranked(probs).entries()) {
+    running += probs[i];
+    if (running >= top - 1e-9) return n + 1;
+  }
+  return probs.length;
+}
+
+const topP = {
+  id: 'top-p-renormalised',
+  digits: 3,
+  range: { min: 0, max: 1, message: 'A probability lies between 0 and 1.' },
+  draw(rng) {
+    for (;;) {
+      const cents = hundredths(rng, 5, 3);
+      const top = pick(rng, [5, 6, 7, 8, 9]);
+      if (!distinct(cents)) continue;
+      const order = ranked(cents);
+      const running = order.map((_, n) => sum(order.slice(0, n + 1).map((i) => cents[i])));
+      const kept = running.findIndex((r) => r >= 10 * top) + 1;
+      if (running.includes(10 * top) || kept < 2 || kept > 4) continue;
+      return { p: cents.map((c) => c / 100), top_p: top / 10 };
+    }
+  },
+  answer: ({ p, top_p: top }) => share(p, ranked(p).slice(0, keptCount(p, top)), ranked(p)[0]),
+  question: ({ p, top_p: top }) => [
+    `Next-token probabilities over five tokens: ${listLine(p)}.`,
+    `After top-p with p = ${f(top, 1)} and renormalising, what probability does the most likely token, `
+      + `“${WORDS[ranked(p)[0]]}”, get, to 3 decimals?`,
+  ],
+  mistakes: [
+    { name: 'not-renormalised', value: ({ p }) => p[ranked(p)[0]],
+      message: 'That is the probability before the cut: the kept tokens are renormalised to add up to 1.' },
+    { name: 'one-too-few', value: ({ p, top_p: top }) =>
+      share(p, ranked(p).slice(0, keptCount(p, top) - 1), ranked(p)[0]),
+    message: 'One token too few: top-p keeps tokens until their share reaches p, the one that crosses p included.' },
+    { name: 'one-too-many', value: ({ p, top_p: top }) =>
+      share(p, ranked(p).slice(0, keptCount(p, top) + 1), ranked(p)[0]),
+    message: 'One token too many: top-p stops at the first token whose running share reaches p.' },
+    { name: 'unsorted', value: ({ p, top_p: top }) => {
+      let running = 0;
+      const kept = [];
+      for (let i = 0; i < p.length && running < top - 1e-9; i++) {
+        kept.push(i);
+        running += p[i];
+      }
+      return kept.includes(ranked(p)[0]) ? share(p, kept, ranked(p)[0]) : null;
+    },
+    message: 'That adds up the tokens in the order listed; top-p adds them from the most likely down.' },
+  ],
+  hint: 'Sort from the most likely down and add probabilities until the running sum reaches p; '
+    + 'keep those tokens and divide by their sum.',
+  steps: ({ p, top_p: top }) => {
+    const order = ranked(p);
+    const n = keptCount(p, top);
+    const kept = order.slice(0, n);
+    const total = sum(kept.map((i) => p[i]));
+    return [
+      `From the most likely down: ${order.map((i) => `“${WORDS[i]}” ${f(p[i], 2)}`).join(', ')}.`,
+      `Running sums: ${order.map((_, k) => f(sum(order.slice(0, k + 1).map((i) => p[i])), 2)).join(', ')}; `
+        + `the first to reach ${f(top, 1)} is the ${['1st', '2nd', '3rd', '4th', '5th'][n - 1]}, so ${n} tokens `
+        + `are kept, with ${kept.map((i) => f(p[i], 2)).join(' + ')} = ${f(total, 2)}.`,
+      `“${WORDS[order[0]]}”: ${f(p[order[0]], 2)} / ${f(total, 2)} = ${f(p[order[0]] / total, 4)}.`,
+    ];
+  },
+};
+
+export const PART3 = [headSplit, allowedSources, neverDrawn, perplexity, meanSd, attentionCost,
+  twoHeads, topK, topP];

@@ -1,6 +1,6 @@
 // Exercises of Part IV (results). The same shape as exercises-maps.js; the
 // Python reference of every answer is export/exercises.py.
-import { dec, f, int, pick } from './exercise-kit.js';
+import { dec, f, int, mean, paren, pick, sum, vec } from './exercise-kit.js';
 
 const headWidth = {
   id: 'head-width',
@@ -128,4 +128,144 @@ const reductionPercent = {
   ],
 };
 
-export const RESULTS = [headWidth, projectionParams, weightsCount, perplexityFromLoss, reductionPercent];
+// ---- multi-step: reading the ablation evidence ----
+
+// A loss to 3 decimals, stored as a whole number of thousandths divided once.
+const milli = (x) => Math.round(x * 1000) / 1000;
+const deltas = ({ on, off }) => off.map((l) => l - on);
+const interaction = (x) => x.all_off - x.on - sum(deltas(x));
+
+const ablationInteraction = {
+  id: 'ablation-interaction',
+  digits: 3,
+  draw(rng) {
+    for (;;) {
+      const on = dec(rng, 3.5, 4.2, 3);
+      const single = Array.from({ length: 4 }, () => dec(rng, 0.01, 0.3, 3));
+      const x = {
+        on, off: single.map((d) => milli(on + d)),
+        all_off: milli(on + sum(single) + dec(rng, -0.3, 0.5, 3)),
+      };
+      if (Math.abs(interaction(x)) >= 0.01) return x;
+    }
+  },
+  answer: interaction,
+  question: ({ on, off, all_off: all }) => [
+    `Test cross-entropy of a four-head model, in nats/token: every head on ${f(on, 3)}; with one head zeroed, `
+      + `heads 1 to 4: ${vec(off, 3)}; with all four zeroed ${f(all, 3)}.`,
+    'How much more does zeroing all four cost than the four single costs added up (negative if less), '
+      + 'in nats/token, to 3 decimals?',
+  ],
+  mistakes: [
+    { name: 'losses-not-costs', value: ({ off, all_off: all }) => all - sum(off),
+      message: 'That subtracts the losses themselves; a cost is a loss minus the loss with every head on.' },
+    { name: 'reversed', value: (x) => -interaction(x),
+      message: 'Wrong sign: that is the sum of the single costs minus the all-off cost; the question asks for the '
+        + 'all-off cost minus the sum.' },
+    { name: 'all-off-loss', value: ({ all_off: all, ...x }) => all - sum(deltas(x)),
+      message: 'The all-off loss was used as its cost: subtract the every-head-on loss from it first.' },
+    { name: 'mean-not-sum', value: (x) => x.all_off - x.on - mean(deltas(x)),
+      message: 'That compares with the mean single cost; additive heads would cost their sum.' },
+  ],
+  hint: 'Each cost is a loss minus the every-head-on loss. Add the four single costs, and subtract their sum '
+    + 'from the all-off cost: positive means the heads together cost more than alone (super-additive).',
+  steps: (x) => {
+    const d = deltas(x);
+    const all = x.all_off - x.on;
+    const gap = interaction(x);
+    return [
+      `Single costs: ${x.off.map((l) => `${f(l, 3)} − ${f(x.on, 3)} = ${f(l - x.on, 3)}`).join('; ')}.`,
+      `Their sum: ${d.map((v) => f(v, 3)).join(' + ')} = ${f(sum(d), 3)}.`,
+      `All four off: ${f(x.all_off, 3)} − ${f(x.on, 3)} = ${f(all, 3)}.`,
+      `${gap > 0 ? 'Super-additive (more than the sum): the heads cover for one another, so zeroing one alone '
+        + 'costs little' : 'Sub-additive (less than the sum): the single costs overlap, each counting damage that '
+        + 'any of them does'}; ${f(all, 3)} − ${paren(sum(d), 3)} = ${f(gap, 3)}.`,
+    ];
+  },
+};
+
+const costliest = ({ off }) => off.indexOf(Math.max(...off));
+const cheapest = ({ off }) => off.indexOf(Math.min(...off));
+
+const costliestHead = {
+  id: 'costliest-head',
+  digits: 2,
+  draw(rng) {
+    for (;;) {
+      const on = dec(rng, 1.2, 2.2, 3);
+      const off = Array.from({ length: 4 }, () => milli(on + dec(rng, 0.01, 0.5, 3)));
+      if (new Set(off).size === 4) return { on, off };
+    }
+  },
+  answer: (x) => Math.exp(x.off[costliest(x)]) - Math.exp(x.on),
+  question: ({ on, off }) => [
+    `Test cross-entropy of a four-head model, in nats/token: every head on ${f(on, 3)}; with one head zeroed, `
+      + `heads 1 to 4: ${vec(off, 3)}.`,
+    'The head whose zeroing costs most: by how much does zeroing it raise the test perplexity, to 2 decimals?',
+  ],
+  mistakes: [
+    { name: 'exp-of-cost', value: (x) => Math.exp(x.off[costliest(x)] - x.on),
+      message: 'That is e to the cost, the ratio of the two perplexities; the rise is e^(loss off) − e^(loss on).' },
+    { name: 'cheapest-head', value: (x) => Math.exp(x.off[cheapest(x)]) - Math.exp(x.on),
+      message: 'That is the head whose zeroing costs least; the largest loss with a head zeroed marks the costliest.' },
+    { name: 'cost-in-nats', value: (x) => x.off[costliest(x)] - x.on,
+      message: 'That is the cost in nats/token; perplexity is e to the loss, so take e^(loss) of both first.' },
+    { name: 'perplexity-of-cost', value: (x) => Math.exp(x.off[costliest(x)] - x.on) - 1,
+      message: 'e^(cost) − 1 is the relative rise; the question asks for the rise in perplexity itself.' },
+  ],
+  hint: 'Find the head with the largest loss when zeroed; perplexity is e^(loss), so the rise is '
+    + 'e^(its loss) − e^(every-head-on loss).',
+  steps: (x) => {
+    const h = costliest(x);
+    const [a, b] = [Math.exp(x.off[h]), Math.exp(x.on)];
+    return [
+      `Costs: ${x.off.map((l) => f(l - x.on, 3)).join(', ')} nats/token; head ${h + 1} costs most.`,
+      `Perplexity with every head on: e^${f(x.on, 3)} = ${f(b, 4)}; with head ${h + 1} zeroed: `
+        + `e^${f(x.off[h], 3)} = ${f(a, 4)}.`,
+      `Rise: ${f(a, 4)} − ${f(b, 4)} = ${f(a - b, 4)}.`,
+    ];
+  },
+};
+
+const pairedPercent = ({ one_head: a, four_heads: b }) => ((Math.exp(a) - Math.exp(b)) / Math.exp(a)) * 100;
+
+const pairedGain = {
+  id: 'paired-gain',
+  digits: 1,
+  percent: true,
+  draw(rng) {
+    const one = dec(rng, 3.2, 3.9, 3);
+    return { one_head: one, four_heads: milli(one - dec(rng, 0.03, 0.12, 3)) };
+  },
+  answer: pairedPercent,
+  question: ({ one_head: a, four_heads: b }) => [
+    `One seed, both models trained on the same batches: test cross-entropy ${f(a, 3)} nats/token with one head, `
+      + `${f(b, 3)} with four heads.`,
+    'What is the paired gain in test perplexity, as a percentage of the one-head perplexity, to 1 decimal?',
+  ],
+  mistakes: [
+    { name: 'loss-percent', value: ({ one_head: a, four_heads: b }) => ((a - b) / a) * 100,
+      message: 'That is the gain in cross-entropy as a percentage of the loss; perplexity is e^loss, so turn both '
+        + 'losses into perplexities first.' },
+    { name: 'nats-as-percent', value: ({ one_head: a, four_heads: b }) => (a - b) * 100,
+      message: 'That reads the loss difference in nats as a percentage; the perplexities differ by a factor '
+        + 'e^(difference), so the gain is (1 − e^(−difference))·100%.' },
+    { name: 'wrong-base', value: ({ one_head: a, four_heads: b }) => ((Math.exp(a) - Math.exp(b)) / Math.exp(b)) * 100,
+      message: 'That divides by the four-head perplexity; the gain is measured against one head\'s.' },
+    { name: 'absolute', value: ({ one_head: a, four_heads: b }) => Math.exp(a) - Math.exp(b),
+      message: 'That is the gain in perplexity itself, not a percentage of the one-head perplexity.' },
+  ],
+  hint: 'Perplexity is e^loss for each model; subtract, divide by the one-head perplexity, multiply by 100.',
+  steps: ({ one_head: a, four_heads: b }) => {
+    const [pa, pb] = [Math.exp(a), Math.exp(b)];
+    return [
+      `Perplexities: one head e^${f(a, 3)} = ${f(pa, 4)}, four heads e^${f(b, 3)} = ${f(pb, 4)}.`,
+      `Gain: ${f(pa, 4)} − ${f(pb, 4)} = ${f(pa - pb, 4)}.`,
+      `As a percentage of one head's: ${f(pa - pb, 4)} / ${f(pa, 4)} × 100 = `
+        + `${f(pairedPercent({ one_head: a, four_heads: b }), 3)}%.`,
+    ];
+  },
+};
+
+export const RESULTS = [headWidth, projectionParams, weightsCount, perplexityFromLoss, reductionPercent,
+  ablationInteraction, costliestHead, pairedGain];
