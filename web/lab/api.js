@@ -14,7 +14,7 @@ import { useBackend } from './backends.js';
 import { analyse } from './controls.js';
 import { benchmark, runJob, stop } from './jobs.js';
 import { generate, generateMany } from './job-generate.js';
-import { score } from './job-score.js';
+import { headSweep, score } from './job-score.js';
 import { checkHeadCost, loadHeadCost } from './head-cost.js';
 
 async function runContexts(kind, contexts, { backend, matrix = false, heads_off: headsOff } = {}) {
@@ -129,6 +129,7 @@ export const lab = {
   attentionSteps,
   wordEffects,
   headCost,
+  headSweep,
   stop,
   benchmark,
   setBackend: async (choice) => {

@@ -6,8 +6,9 @@
 // with progress on the page, and Stop answers at once, even mid-call.
 
 import { leastSurprised, logProbability, scoreContexts, summarize } from '../core/scoring.js';
-import { renderScore, renderScoreDetail, renderScoreProgress } from './score-view.js';
-import { MAX_SCORE_TOKENS, checkText } from './guards.js';
+import { renderHeadSweep, renderScore, renderScoreDetail, renderScoreProgress } from './score-view.js';
+import { checkHeadCost, loadHeadCost } from './head-cost.js';
+import { MAX_SCORE_TOKENS, checkText, noAblation } from './guards.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { jobBackend, runJob, whenStopped } from './jobs.js';
@@ -83,7 +84,8 @@ async function scoreJob(job, { text, eos = false, backend, heads_off: headsOff, 
     backend: status.backend, heads_off: ablation.heads_off, hide: ablation.hide, models,
     least_surprised: leastPerToken(models, targets.length), experiment };
   S.score = { ...result, contexts, history: a.history };
-  await renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken);
+  await renderScore($('score-body'), S.score, S.metadata, S.vocab, selectScoreToken,
+    () => { headSweep().catch((err) => showPageError(err.message)); });
   return result;
 }
 
@@ -98,7 +100,7 @@ function leastPerToken(models, n) {
 
 // One model's log probability of every target, SCORE_BATCH contexts a call;
 // Stop ends it at once (the call in flight is left to finish in the worker).
-async function logProbabilities(job, kind, backend, contexts, targets, headsOff, progress) {
+async function logProbabilities(job, kind, backend, contexts, targets, headsOff, progress, shownIn = null) {
   const C = S.metadata.vocab_size;
   const logProbs = [];
   const stopped = whenStopped(job).then(() => { throw new Error(STOPPED); });
@@ -110,7 +112,7 @@ async function logProbabilities(job, kind, backend, contexts, targets, headsOff,
     batch.forEach((_, b) => logProbs.push(logProbability(out.logits.subarray(b * C, (b + 1) * C), targets[start + b])));
     progress.done += batch.length;
     progress.kind = S.metadata.models[kind].label;
-    renderScoreProgress($('score-body'), progress);
+    renderScoreProgress(shownIn ?? $('score-body'), progress);
   }
   return logProbs;
 }
@@ -144,4 +146,47 @@ export function scoreContinuation(kind) {
     `${S.metadata.models[kind].label}'s continuation, as text: now every model reads it token by token.`;
   schedulePreview();
   score({ text }).catch((err) => showPageError(err.message));
+}
+
+// The head sweep (issue 33): on the text last scored, each attention model
+// scores it again with each of its heads off in turn; each head's rise in
+// cross-entropy over every head on, ranked, beside the head's cost on the
+// whole test set (tables/results_head_cost.json). Runs on the score's own
+// runtime and contexts; refused before a score or on a score that already had
+// heads off or words hidden (its rows would not be the plain model's).
+export function headSweep() {
+  return runJob('head-sweep', async (job) => {
+    await S.ready;
+    const sc = S.score;
+    if (!sc) throw new Error('the head sweep runs on the text last scored: score a text first (lab.score)');
+    if (!noAblation({ heads_off: sc.heads_off, hide: sc.hide })) {
+      throw new Error('the head sweep runs on a plain score: score the text again without heads_off or hide');
+    }
+    const kinds = S.metadata.order.filter((k) => S.metadata.models[k].heads && !sc.models[k].error);
+    const heads = (k) => S.metadata.models[k].heads;
+    const progress = { done: 0, total: sc.contexts.length * kinds.reduce((n, k) => n + heads(k), 0) };
+    const table = await loadHeadCost().catch(() => null);
+    const models = {};
+    for (const kind of kinds) {
+      const on = sc.models[kind].cross_entropy;
+      let test;
+      try { test = table && checkHeadCost(table, kind, heads(kind)); } catch { test = null; }
+      const rows = [];
+      for (let h = 0; h < heads(kind); h++) {
+        if (job.stopped) throw new Error(STOPPED);
+        const off = summarize(await logProbabilities(job, kind, sc.backend, sc.contexts, sc.ids, [h], progress,
+          $('sweep-progress'))).cross_entropy;
+        const testRise = test ? (heads(kind) > 1 ? test.heads[h].delta : test.all_off.delta) : null;
+        rows.push({ head: h + 1, cross_entropy: off, rise: off - on, test_rise: testRise });
+      }
+      const ranking = [...rows].sort((a, b) => b.rise - a.rise).map((r) => r.head);
+      const testRanking = rows.every((r) => r.test_rise !== null)
+        ? [...rows].sort((a, b) => b.test_rise - a.test_rise).map((r) => r.head) : null;
+      models[kind] = { on, heads: rows, ranking, test_ranking: testRanking };
+    }
+    const result = { tokens: sc.ids.length, backend: sc.backend, test_windows: table?.test_windows ?? null, models };
+    S.score.sweep = result;
+    renderHeadSweep($('head-sweep'), result, S.metadata);
+    return result;
+  });
 }

@@ -10,7 +10,7 @@ import { useBackend } from './backends.js';
 import { updateGenerate } from './controls.js';
 
 const RUNNING = { benchmark: 'a benchmark', score: 'a score', generation: 'a generation',
-  'attention-steps': 'an attentionSteps call' };
+  'attention-steps': 'an attentionSteps call', 'head-sweep': 'a head sweep' };
 
 function beginJob(kind) {
   if (S.job) {

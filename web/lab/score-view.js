@@ -9,6 +9,7 @@ import { SCORE_MAX_BITS, scoreColors } from '../core/inspect.js';
 import { softmax, topK } from '../core/decoding.js';
 import { slideLink } from './slides.js';
 import { objectKey, predictGate } from './predict.js';
+import { noAblation } from './guards.js';
 
 const SHORT = { mlp: 'MLP', attn1: '1 head', attn4: '4 heads' };
 const RUNTIME_NAMES = { webgpu: 'WebGPU', wasm: 'WASM (CPU)' };
@@ -48,7 +49,7 @@ export function sliceEnd(tokens, start) {
   return last;
 }
 
-export async function renderScore(container, sc, metadata, vocab, onSelect) {
+export async function renderScore(container, sc, metadata, vocab, onSelect, onSweep = null) {
   const columns = ['Model', 'Cross-entropy (nats/token)', 'Perplexity', 'Tokens scored', 'Most surprising token',
     'Test-set perplexity, for comparison'];
   const worst = Object.fromEntries(metadata.order.map((k) => [k, mostSurprising(sc.models[k].probabilities)]));
@@ -124,6 +125,7 @@ export async function renderScore(container, sc, metadata, vocab, onSelect) {
       `${RUNTIME_NAMES[sc.backend] || sc.backend}` +
       `${sc.experiment ? ' · with and without your experiment' : ''}.` }),
     experimentScores(sc, metadata, vocab),
+    sweepBox(sc, metadata, onSweep),
     scoreLegend(),
     el('p', { class: 'note', text: `Under each token, top to bottom: ${labels}, the probability in %; ` +
       'then the model least surprised by it and by how many nats its −ln p is below the next model\'s. ' +
@@ -287,3 +289,61 @@ export function renderScoreDetail(container, { sc, position, context, items, met
       el('span', { dir: 'auto', text: `${real.length > tail.length ? '… ' : ''}${tail.join(' ')}` })),
     el('div', { class: 'inspect-top' }, sections));
 }
+
+// The head sweep's place in the Score view (job-score.js headSweep): offered on
+// a plain score that an attention model read.
+function sweepBox(sc, metadata, onSweep) {
+  const plain = noAblation({ heads_off: sc.heads_off || {}, hide: sc.hide || [] });
+  const kinds = metadata.order.filter((k) => metadata.models[k].heads && !sc.models[k].error);
+  if (!onSweep || !plain || !kinds.length) return null;
+  return el('section', { class: 'head-sweep-box', 'aria-labelledby': 'head-sweep-title' },
+    el('h3', { id: 'head-sweep-title', text: 'Which head matters on this text?' }),
+    el('p', { class: 'note', text: 'Each attention model scores this text again with one head switched off at ' +
+      'a time; the rise in cross-entropy says how much that head helped here, beside what it is worth on the ' +
+      'whole test set. ' }, slideLink('heads', 'Slide: what each head is worth')),
+    el('button', { type: 'button', class: 'link-button', id: 'run-sweep', onclick: onSweep,
+      text: 'Switch each head off in turn' }),
+    el('div', { id: 'sweep-progress' }),
+    el('div', { id: 'head-sweep', 'aria-live': 'polite' }));
+}
+
+const nats = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+
+// The sweep's table per attention model, and one line naming the head that
+// matters most on this text and on the test set.
+export function renderHeadSweep(container, result, metadata) {
+  $progress(container)?.replaceChildren();
+  const parts = [];
+  for (const [kind, m] of Object.entries(result.models)) {
+    const label = metadata.models[kind].label;
+    const columns = ['Head off', 'Cross-entropy (nats/token)', 'Perplexity', 'Rise on this text (nats/token)',
+      'Rise on the test set (nats/token)'];
+    const rows = m.heads.map((r) => el('tr', { 'data-head': r.head },
+      el('th', { scope: 'row', text: metadata.models[kind].heads > 1 ? `head ${r.head}` : 'its one head' }),
+      el('td', { 'data-value': 'cross_entropy', text: fmt.num(r.cross_entropy, 3) }),
+      el('td', { text: fmt.num(Math.exp(r.cross_entropy), 2) }),
+      el('td', { 'data-value': 'rise', text: nats(r.rise) }),
+      el('td', { 'data-value': 'test_rise', text: r.test_rise === null ? '–' : nats(r.test_rise) })));
+    const top = m.heads.find((r) => r.head === m.ranking[0]);
+    const name = (h) => (metadata.models[kind].heads > 1 ? `head ${h}` : 'its one head');
+    const change = (r) => `switching it off ` +
+      `${r.rise >= 0 ? 'raises' : 'lowers'} the cross-entropy by ${Math.abs(r.rise).toFixed(3)} nats/token ` +
+      `(perplexity ${fmt.num(Math.exp(m.on), 2)} → ${fmt.num(Math.exp(r.cross_entropy), 2)})`;
+    let line = `${label}, ${name(top.head)}: ${change(top)}`;
+    if (metadata.models[kind].heads > 1) {
+      line = `${label}: ${name(top.head)} matters most on this text: ${change(top)}` +
+        (m.test_ranking ? (m.test_ranking[0] === top.head ? '; on the test set it matters most too'
+          : `; on the test set ${name(m.test_ranking[0])} does`) : '');
+    }
+    parts.push(el('p', { class: 'note sweep-verdict', 'data-kind': kind, text: `${line}.` }),
+      el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': `${label}: heads off` },
+        el('table', { class: 'numbers head-sweep', 'data-kind': kind },
+          el('caption', { text: `${label}: every head on gives ${fmt.num(m.on, 3)} nats/token on this text ` +
+            `(${result.tokens.toLocaleString('en-US')} tokens)` }),
+          el('thead', {}, el('tr', {}, columns.map((t) => el('th', { scope: 'col', text: t })))),
+          el('tbody', {}, rows))));
+  }
+  container.replaceChildren(...parts);
+}
+
+const $progress = (container) => container.parentElement?.querySelector('#sweep-progress');

@@ -18,6 +18,7 @@ export const SLIDES = {
   matrix: { deck: 'part2', title: 'All rows at once: the matrix form' },
   perplexity: { deck: 'part3', title: 'Perplexity: the loss as an effective number of choices' },
   results: { deck: 'results', title: 'All three models, every seed' },
+  heads: { deck: 'results', title: 'Where it comes from: what each head is worth' },
 };
 
 let titles = null;
