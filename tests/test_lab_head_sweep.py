@@ -86,3 +86,34 @@ def test_a_sweep_on_a_score_with_heads_off_is_refused_by_name(lab):
         timeout_s=300,
     )
     assert "the head sweep runs on a plain score" in message, message
+
+
+def test_predict_first_asks_which_head_matters_most_before_the_sweep_is_shown(lab):
+    """With Predict first on, the four-head table and verdict stay hidden until a
+    guess; the right answer is the argmax of the revealed rises."""
+    lab.check("input[name=task][value=score]")
+    lab.fill("#prompt", TEXT)
+    lab.click("#score")
+    lab.wait_for_selector("#run-sweep", timeout=120_000)
+    toggle = lab.locator("#score-body .predict-toggle").first
+    if toggle.get_attribute("aria-pressed") != "true":
+        toggle.click()
+    try:
+        lab.click("#run-sweep")
+        gate = lab.locator("#head-sweep .predict")
+        gate.wait_for(timeout=120_000)
+        table = lab.locator("#head-sweep table.head-sweep[data-kind=attn4]")
+        assert gate.get_attribute("data-state") == "pending" and table.is_hidden()
+        assert gate.locator(".predict-choice").count() == 4
+        answer = int(gate.get_attribute("data-answer"))
+        gate.locator(f'.predict-choice[data-value="{answer}"]').click()
+        assert gate.get_attribute("data-right") == "true" and table.is_visible()
+        rows = table.locator("tbody tr")
+        rises = [float(rows.nth(i).locator("td[data-value=rise]").text_content().replace("−", "-")) for i in range(4)]
+        assert answer == 1 + int(np.argmax(rises)), (answer, rises)
+        assert gate.locator(".predict-verdict").text_content().startswith("Right: with head")
+    finally:
+        toggle = lab.locator(".predict-toggle").first
+        if toggle.get_attribute("aria-pressed") == "true":
+            toggle.click()
+        lab.check("input[name=task][value=generate]")

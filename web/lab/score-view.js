@@ -324,6 +324,9 @@ export function renderHeadSweep(container, result, metadata) {
       el('td', { text: fmt.num(Math.exp(r.cross_entropy), 2) }),
       el('td', { 'data-value': 'rise', text: nats(r.rise) }),
       el('td', { 'data-value': 'test_rise', text: r.test_rise === null ? '–' : nats(r.test_rise) })));
+    for (const tr of rows) {
+      [...tr.querySelectorAll('td')].forEach((td, i) => td.setAttribute('data-label', columns[i + 1]));
+    }
     const top = m.heads.find((r) => r.head === m.ranking[0]);
     const name = (h) => (metadata.models[kind].heads > 1 ? `head ${h}` : 'its one head');
     const change = (r) => `switching it off ` +
@@ -338,12 +341,35 @@ export function renderHeadSweep(container, result, metadata) {
     parts.push(el('p', { class: 'note sweep-verdict', 'data-kind': kind, text: `${line}.` }),
       el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': `${label}: heads off` },
         el('table', { class: 'numbers head-sweep', 'data-kind': kind },
-          el('caption', { text: `${label}: every head on gives ${fmt.num(m.on, 3)} nats/token on this text ` +
+          el('caption', { text: `${label}: ${metadata.models[kind].heads > 1 ? 'every head' : 'its head'} on gives ` +
+            `${fmt.num(m.on, 3)} nats/token on this text ` +
             `(${result.tokens.toLocaleString('en-US')} tokens)` }),
           el('thead', {}, el('tr', {}, columns.map((t) => el('th', { scope: 'col', text: t })))),
           el('tbody', {}, rows))));
   }
   container.replaceChildren(...parts);
+  askTopHead(container, result, metadata);
+}
+
+// Predict first (predict.js): which of the four-head model's heads matters most
+// on this text? The answer is the largest rise of the table it hides until then.
+function askTopHead(container, result, metadata) {
+  const kind = Object.keys(result.models).find((k) => metadata.models[k].heads > 1);
+  if (!kind) return;
+  const m = result.models[kind];
+  const table = container.querySelector(`table.head-sweep[data-kind="${kind}"]`)?.closest('.table-wrap');
+  const verdict = container.querySelector(`.sweep-verdict[data-kind="${kind}"]`);
+  if (!table || !verdict) return;
+  const best = m.ranking[0];
+  const rise = (h) => `${nats(m.heads[h - 1].rise)} nats/token`;
+  predictGate({ key: `sweep-${objectKey(result)}`, before: verdict, noun: 'head sweep',
+    question: `Predict first: which head of the ${metadata.models[kind].label.toLowerCase()} model matters most ` +
+      'on this text (switching it off raises the cross-entropy most)?',
+    choices: m.heads.map((r) => ({ value: r.head, label: `head ${r.head}` })),
+    answer: best,
+    explain: (guess) => `with head ${best} off the text costs ${rise(best)} more.` +
+      (guess !== null && guess !== best ? ` Head ${guess}: ${rise(guess)}.` : ''),
+    conceal: [table, verdict] });
 }
 
 const $progress = (container) => container.parentElement?.querySelector('#sweep-progress');
