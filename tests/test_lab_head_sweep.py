@@ -14,7 +14,7 @@ import pytest
 
 from common.chromium import evaluate
 from export.ablation import ablated_teacher_forced
-from support.lab import reset_lab
+from support.lab import axe_serious, reset_lab
 
 TEXT = (
     "Once upon a time, a little girl named Lily found a red ball in the park. She threw the ball to her dog, "
@@ -74,6 +74,13 @@ def test_the_score_view_runs_the_sweep_and_names_the_head_that_matters_most(lab)
         rises[top - 1] < 0 and f"head {top} matters most on this text" in verdict
     ), (verdict, rises)
     assert f"by {abs(rises[top - 1]):.3f} nats/token" in verdict, (verdict, rises)
+    assert not axe_serious(lab, ".head-sweep-box")
+    lab.set_viewport_size({"width": 390, "height": 844})
+    try:
+        assert not axe_serious(lab, ".head-sweep-box")
+        assert lab.evaluate("document.documentElement.scrollWidth") <= 390  # the cards fit the phone
+    finally:
+        lab.set_viewport_size({"width": 1280, "height": 900})
     lab.check("input[name=task][value=generate]")
 
 

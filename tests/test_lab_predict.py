@@ -13,7 +13,7 @@ import re
 import pytest
 
 from common.chromium import evaluate
-from support.lab import AXE, reset_lab
+from support.lab import axe_serious, reset_lab
 
 WIDE = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -188,17 +188,6 @@ def test_score_guess_names_the_lowest_cross_entropy_shown(lab):
     lab.evaluate("document.querySelector('#replay').open = false")
     lab.check('input[name="task"][value="generate"]')
     assert not lab.watch.errors
-
-
-def axe_serious(page, selector: str) -> list:
-    if not page.evaluate("typeof axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
-    found = page.evaluate(
-        "async (s) => (await axe.run(document.querySelector(s))).violations.map((v) => ({id: v.id,"
-        " impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))",
-        selector,
-    )
-    return [v for v in found if v["impact"] in ("serious", "critical")]
 
 
 @pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1280", "390"])

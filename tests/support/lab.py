@@ -13,6 +13,19 @@ TOLERANCE = 1e-4
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
+def axe_serious(page, selector: str = "body") -> list:
+    """axe-core's serious and critical violations inside ``selector`` (id,
+    impact and the first three nodes of each)."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        "async (s) => (await axe.run(document.querySelector(s))).violations.map((v) => ({id: v.id,"
+        " impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' '))}))",
+        selector,
+    )
+    return [v for v in found if v["impact"] in ("serious", "critical")]
+
+
 def open_lab(page, url: str, query: str = ""):
     page.goto(f"{url}/lab/{query}")
     return evaluate(page, "return await window.lab.ready;", timeout_s=240)
