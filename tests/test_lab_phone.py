@@ -1,0 +1,54 @@
+"""The lab on a 390 px phone (issue 33): after a generation with a step
+inspected, after a score with its head sweep, and with the training replay
+open, every token and toggle is a target of at least 44 x 44 px and no text is
+under 14 px, outside the dense grids that keep their size and scroll (the
+attention table, the matrix grid, the score strip and the SVG charts: listed in
+tests/support/phone_targets.js)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.lab import reset_lab
+
+PHONE = {"width": 390, "height": 844}
+MEASURE = (Path(__file__).parent / "support" / "phone_targets.js").read_text(encoding="utf-8").split("\n", 3)[3]
+
+
+@pytest.fixture
+def lab(shared_lab):
+    page = reset_lab(shared_lab, PHONE)
+    yield page
+    page.check("input[name=task][value=generate]")
+    page.evaluate("document.querySelector('#replay').open = false")
+    reset_lab(page, {"width": 1280, "height": 720})
+
+
+def measured(page) -> dict:
+    return page.evaluate(MEASURE)
+
+
+def test_tokens_toggles_and_text_are_large_enough_on_a_phone(lab):
+    lab.click("#generate")
+    lab.wait_for_selector(".model-card:visible .tok", timeout=120_000)
+    lab.wait_for_function("!document.querySelector('#stop') || document.querySelector('#stop').disabled")
+    lab.locator(".model-card:visible .tok").first.click()
+    lab.wait_for_selector("#inspect .head-toggle, #inspect .hide-tok", timeout=60_000)
+    got = measured(lab)
+    assert not got["small"] and not got["tiny"], ("generate and inspect", got)
+
+    lab.check("input[name=task][value=score]")
+    lab.fill("#prompt", "the little dog ran to the park. he was happy.")
+    lab.click("#score")
+    lab.wait_for_selector("#run-sweep", timeout=120_000)
+    lab.click("#run-sweep")
+    lab.wait_for_selector("#head-sweep table.head-sweep", timeout=120_000)
+    got = measured(lab)
+    assert not got["small"] and not got["tiny"], ("score and head sweep", got)
+
+    lab.evaluate("document.querySelector('#replay').open = true")
+    lab.wait_for_selector("#replay .replay-timeline .tl-step", timeout=60_000)
+    got = measured(lab)
+    assert not got["small"] and not got["tiny"], ("training replay", got)
