@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import json
 import re
 import shutil
 from dataclasses import dataclass
@@ -148,9 +149,25 @@ def write_site(inp: Inputs, staging: Path, tables: dict, decks: list, index, ref
             token_limit=CONFIG.decoding.token_limit,
             held_out_preset=CONFIG.decoding.held_out_preset,
             slide_titles=titles,
+            **initial_preset(staging / "onnx" / "presets.json", CONFIG.decoding.held_out_preset),
         )
         (staging / "lab" / "index.html").write_text(html, encoding="utf-8")
     versioning.stamp(staging)  # last: every reference gets the build id of the finished site
+
+
+def initial_preset(presets_json: Path, preset_id: str) -> dict:
+    """The preset menu and the first preset's text, note and source story, written
+    into the lab page as web/lab/controls.js fillPresets and selectPreset would
+    write them, so that filling them in does not move the page as it loads (its
+    layout shift). Empty when the site carries no presets (a build without the export)."""
+    if not presets_json.is_file():
+        return {"preset_groups": [], "initial": None}
+    presets = json.loads(presets_json.read_text(encoding="utf-8"))
+    groups: dict[str, list[dict]] = {}
+    for p in presets:
+        groups.setdefault(p["group"], []).append(p)
+    initial = next((p for p in presets if p["id"] == preset_id), presets[0] if presets else None)
+    return {"preset_groups": list(groups.items()), "initial": initial}
 
 
 LAB_SLIDE = re.compile(r"^\s*(\w+): \{ deck: '(\w+)', title: '([^']*)' \},?$", re.M)
