@@ -293,6 +293,11 @@ class Drawing:
             )
         )
 
+    def wrap(self, start: int, **attributes) -> None:
+        """Gather the parts drawn since ``start`` (``len(self.parts)`` then) into
+        one <g> with ``attributes`` (a heatmap's cells, a legend: ``data_scale``)."""
+        self.parts[start:] = [group(self.parts[start:], **attributes)]
+
     def render(self) -> str:
         return document(self.ident, _n(self.width), _n(self.height), self.title, self.desc, "".join(self.parts))
 
