@@ -207,6 +207,7 @@ def bank_scaling(scaling: dict) -> str:
         ],
         labels=[1],
         col_names={2: "score", 3: "weight", 4: "score", 5: "weight"},
+        scale_names={"part2-scores": "score"},
     )
 
 
