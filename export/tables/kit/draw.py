@@ -61,7 +61,8 @@ def _name(key: str) -> str:
 # <tspan> after its symbol set larger, since no text is set under MIN_TEXT.
 SUBSCRIPT = re.compile(r"(?<![\w.])([A-Za-zα-ωΑ-ΩΔ])_(\{[^{}]+\}|[A-Za-z0-9]+)(?!\w)")
 LOWERED = str.maketrans("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
-SYMBOL_SCALE = 1.3  # a symbol with a <tspan> index, against the text around it
+SYMBOL_SCALE = 1.2  # a symbol with a <tspan> index, against the text around it
+LOWER = 0.22  # how far such an index sits below the baseline, in ems: clear of the next line of a box
 
 
 def math_markup(text: str, size: float = MIN_TEXT) -> str | None:
@@ -77,7 +78,7 @@ def math_markup(text: str, size: float = MIN_TEXT) -> str | None:
             out.append(escape(symbol + lowered))
         else:
             out.append(f'<tspan font-size="{_n(size * SYMBOL_SCALE)}">{escape(symbol)}</tspan>')
-            out.append(f'<tspan baseline-shift="sub">{escape(index)}</tspan>')
+            out.append(f'<tspan baseline-shift="{_n(-LOWER * size)}">{escape(index)}</tspan>')
         at = m.end()
     return "".join(out) + escape(text[at:])
 
