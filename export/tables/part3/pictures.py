@@ -18,6 +18,7 @@ from common.palette import (
     MODELS,
     MUTED,
     ROLES,
+    SURFACE,
     SURPRISAL_SCALE,
     WEIGHT_SCALE,
     scale_colour,
@@ -116,7 +117,8 @@ def seed_dots(worked: dict) -> str:
     def px(v):
         return x0 + (v - lo) / (hi - lo) * (x1 - x0)
 
-    d.rect(px(mean - sd), 40, px(mean + sd) - px(mean - sd), axis_y - 40, fill=shade(0.2), stroke="none", radius=0)
+    # the ±1 SD band in a neutral: it is no attention weight, so not the weight ramp's blue
+    d.rect(px(mean - sd), 40, px(mean + sd) - px(mean - sd), axis_y - 40, fill=SURFACE, stroke="none", radius=0)
     d.rect(px(mean) - 1.5, 32, 3, axis_y - 32, fill=ACCENT, stroke="none", radius=0)
     d.text(px(mean), 24, f"mean {number(mean, 2)}", size=MIN_TEXT, fill=ACCENT, weight="600")
     d.text(px(mean + sd) + 8, 60, f"± 1 SD = {number(sd, 2)}", size=MIN_TEXT, anchor="start", fill=MUTED)
