@@ -15,6 +15,7 @@ from common.palette import BLOCKED, GRID
 from export.tables.kit import bars as kit_bars
 from export.tables.kit.cells import colour, number
 from export.tables.kit.panels import heatmaps
+from export.tables.kit.scales import scale
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -56,8 +57,8 @@ def test_heatmap_cells_follow_their_values_on_the_fixed_scale():
     assert drawn_cells(svg) == expected_cells([a, a], "weight", 1.0, 2)
     root = ET.fromstring(svg)
     assert root.get("role") == "img" and root.find(f"{NS}title").text == "weights"
-    # a signed matrix is coloured symmetrically about 0, up to its largest |value|
-    svg = heatmaps("t2", "signed", "values", [("", b)], ["r1", "r2"], ["x", "y", "z"], meaning="signed", digits=1)
+    # a signed matrix is coloured symmetrically about 0, up to its named scale's limit (part3-worksheet: ±2)
+    svg = heatmaps("t2", "signed", "values", [("", b)], ["r1", "r2"], ["x", "y", "z"], "part3-worksheet", digits=1)
     assert drawn_cells(svg) == expected_cells([b], "signed", 2.0, 1)
     assert colour(-2.0, "signed", 2.0) != colour(2.0, "signed", 2.0)
 
@@ -106,9 +107,9 @@ def test_head_cost_bars_are_the_tables_changes(tables):
 
 def test_part3_worksheet_cells_are_the_worksheet_numbers(tables):
     pic, f, two = tables["part3_pictures"], tables["part3_fisherman"], tables["part3_two_source"]
-    assert drawn_cells(pic["E"]) == expected_cells([f["E"]], "signed", 1.0, 1)
-    wqk = max(abs(v) for m in (f["W_Q"], f["W_K"]) for row in m for v in row)
-    assert drawn_cells(pic["W_QK"]) == expected_cells([f["W_Q"], f["W_K"]], "signed", wqk, 1)
+    sheet = scale("part3-worksheet").limit  # one scale for the worksheet's E, W_Q, W_K and messages
+    assert drawn_cells(pic["E"]) == expected_cells([f["E"]], "signed", sheet, 1)
+    assert drawn_cells(pic["W_QK"]) == expected_cells([f["W_Q"], f["W_K"]], "signed", sheet, 1)
     # every query token's weights: the cells above the diagonal are the causal mask
     masked = [
         [[v if j <= i else None for j, v in enumerate(row)] for i, row in enumerate(h["weights_all"])]

@@ -13,6 +13,7 @@ import pytest
 from common import palette
 from common.typeface import SLIDE_MIN_PX
 from export.tables.kit import cells as kit_cells
+from export.tables.kit.scales import scale
 from export.tables.maps import cell_figures, corpus_figures, token_figures
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -39,7 +40,7 @@ def t(table):
 def drawn_cells(svg: str) -> list[tuple[str, str]]:
     """(fill, text) of every value cell, in drawing order: a square-cornered
     rect with the grid's border, followed by its text."""
-    parts = list(ET.fromstring(svg))
+    parts = list(ET.fromstring(svg).iter())
     out = []
     for a, b in zip(parts, parts[1:]):
         cell = a.tag == SVG + "rect" and a.get("stroke") == palette.GRID and a.get("rx") == "0"
@@ -65,7 +66,7 @@ def test_every_figure_has_a_title_readable_labels_and_fits_the_slide(t):
 
 def test_embedding_cells_print_the_table_on_the_signed_scale(t):
     table = t["maps_mlp"]["embedding_table"]
-    vmax = max(abs(v) for row in table for v in row)
+    vmax = scale("part1-vectors").limit  # Part I's forward pass: one scale on every slide
     got = drawn_cells(t["maps_cell_figures"]["embedding"])
     want = [(kit_cells.colour(v, "signed", vmax), kit_cells.number(v, 3)) for row in table for v in row]
     assert got == want

@@ -19,6 +19,7 @@ import pytest
 
 from common.palette import BLOCKED, SENTENCES, SIGNED_SCALE, WEIGHT_SCALE, scale_colour
 from export.tables.kit.cells import number
+from export.tables.kit.scales import scale
 from export.tables.part2 import pictures, toy
 
 CELL = re.compile(r'<rect [^>]*?width="([\d.]+)" [^>]*?fill="(#[0-9a-f]{6})"[^>]*/><text [^>]*>([^<]*)</text>')
@@ -58,8 +59,7 @@ def weight(v: float) -> str:
 def test_token_rows_print_each_value_in_its_scale_colour(t):
     table = t["part2_model"]["e_tables"]["river"]
     svg = t["part2_pictures"]["token_rows"]
-    cols = [2, 3, 4, 5, 6, 7, 8, 9, 10]
-    vmax = max(abs(r[c]) for r in table["rows"] for c in cols)  # one scale for the whole figure
+    vmax = scale("part2-vectors").limit  # one scale for the bank model's vectors, on every slide
     expected = [
         (signed(r[c], vmax), number(r[c], 2))
         for group in ([2, 3, 4, 5], [6], [7, 8, 9, 10])
@@ -192,7 +192,7 @@ def test_swap2d_cells_are_the_table_and_only_positions_move_the_message(t):
     drawn = cells_of(t["part2_pictures"]["swap2d"])
     alphas = [(weight(v), number(v, 3)) for r in rows for v in r[2:5]]
     assert drawn[: len(alphas)] == alphas
-    vmax = max(abs(v) for r in rows for v in r[5:7])
+    vmax = scale("part2-vectors").limit
     assert drawn[len(alphas) :] == [(signed(v, vmax), number(v, 3)) for r in rows for v in r[5:7]]
     by = {(r[0], r[1]): r[5:7] for r in rows}
     first, second, query = t["part2_swap2d"]["order"]

@@ -46,7 +46,10 @@ def test_the_one_head_figure_prints_the_traced_weights_of_each_step(trace, rp):
         assert row == traced[-n:] and sum(traced[:-n]) == 0  # PAD slots get nothing
     shown = [t for t in texts if re.fullmatch(r"\d\.\d\d", t or "")]
     expected = [f"{v:.2f}" for row in rp["one_head"]["rows"] for v in row]
-    assert shown == expected + ["0.00", "1.00"]  # the cells, then the legend's ends
+    assert shown == expected  # the cells
+    (key,) = [g for g in root.iter(f"{SVG}g") if g.get("class") == "scale-legend"]
+    ends = [t.text for t in key.iter(f"{SVG}text")][:2]
+    assert key.get("data-scale") == "weight" and ends == ["0", "1"]  # the legend's rounded ends
     assert rp["tokens"][0] == "BOS" and rp["tokens"][-1] == rp["query"]
 
 

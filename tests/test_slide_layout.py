@@ -214,9 +214,12 @@ def test_cells_print_every_value_coloured_by_its_meaning():
     from export.tables.kit import cells
 
     q = [2.7, 0.0, -0.68]
-    svg = cells.vectors("t-q", "The query", "q = [2.7, 0, -0.68]", [("q₇", q), ("k₇", [1.0, -2.7, 0.5])], "signed")
+    svg = cells.vectors(
+        "t-q", "The query", "q = [2.7, 0, -0.68]", [("q₇", q), ("k₇", [1.0, -2.7, 0.5])], "part2-vectors"
+    )
     texts = [t.text for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
     assert ["2.70", "0.00", "−0.68"] == texts[:3] and "q₇" in texts and "value" in texts  # cells, labels, legend
+    assert ["−3", "3", "0"] == [t for t in texts if t in ("−3", "3", "0")]  # the named scale's rounded ends, and 0
     # one scale per meaning: signed values symmetric about 0 (the middle stop), weights from the lab's scale
     assert cells.colour(0.0, "signed", 2.7) == palette.hex_colour(palette.SIGNED_SCALE[2])
     assert cells.colour(2.7, "signed", 2.7) == palette.hex_colour(palette.SIGNED_SCALE[-1])

@@ -9,7 +9,8 @@
   ``flow``, ``chart``); colours from common/palette.py;
 - ``charts``: ticks, frames, axes and legends of the charts;
 - ``heads``: the head figures Part III and the results deck share;
-- ``cells``: vectors and small matrices as coloured cells, one scale per meaning;
+- ``cells``: vectors and small matrices as coloured cells, one colour ramp per meaning;
+- ``scales``: the named, rounded colour scales, one per run of heatmaps (weights 0 to 1);
 - ``table_cells``: a table's numeric columns drawn as cells (``table_figure``);
 - ``bars``: the one bar module, where a distribution's shape is the point:
   horizontal bars with their values on one scale (``bars``: series side by

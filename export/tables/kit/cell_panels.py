@@ -1,12 +1,13 @@
 """Several small matrices side by side in one figure (issue 20): each panel is
-a matrix of kit/cells.py cells with its caption above, all on one colour
-scale (one meaning, one ``vmax``) and one legend beneath; a symbol (+, =, →)
+a matrix of kit/cells.py cells with its caption above, all on one named
+colour scale (kit/scales.py) and one legend beneath; a symbol (+, =, →)
 may stand between two panels. Panels that do not fit the width wrap to a
 new line.
 
     svg = panels(
         "maps-qkv", "q, K and V of example 2", "q = [...], K = [...], V = [...]",
         [Panel("q", [q], ["a"], ["1", "2", "3"]), Panel("K", K, tokens), Panel("V", V, tokens)],
+        scale_name="part1-vectors",
     )
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 from common.palette import ACCENT, INK_SOFT, MUTED, ROLES
 
-from .cells import cells, legend, number, top
+from .cells import cells, legend, number
 from .draw import MIN_TEXT, Drawing, document, text_width
 
 # a little narrower than the slide's content box (1176 px), so a full-width
@@ -60,18 +61,17 @@ def panels(
     title: str,
     desc: str,
     items: list[Panel],
-    meaning: str = "signed",
+    scale_name: str,
     digits: int = 2,
     width: float = WIDE,
-    vmax: float | None = None,
     name: str | None = None,
     cell_h: float = 38,
     gap: float = 56,
     note: str | None = None,
 ) -> str:
-    """One figure of matrices side by side, centred on each line, with a legend."""
+    """One figure of matrices side by side, centred on each line, on the named
+    scale (kit/scales.py), with its legend."""
     everything = [v for p in items for row in p.values for v in row if isinstance(v, (int, float))]
-    vmax = vmax or top([everything], meaning)
     texts = [number(v, digits) for v in everything] + ["−∞"]
     cell_w = max(48.0, max(text_width(t, MIN_TEXT) for t in texts) + 16)
     sizes = [_size(p, cell_w, cell_h) for p in items]
@@ -105,8 +105,7 @@ def panels(
                 x + label_w,
                 top_y,
                 [list(r) for r in p.values],
-                meaning,
-                vmax=vmax,
+                scale_name,
                 digits=digits,
                 cell_w=cell_w,
                 cell_h=cell_h,
@@ -123,7 +122,7 @@ def panels(
             x += w + gap
         y += h + 24
     y -= 24
-    legend(d, max(first_x, 20.0), y + 18, meaning, vmax, digits=digits, width=240, name=name)
+    legend(d, max(first_x, 20.0), y + 18, scale_name, width=240, name=name)
     if note:
         d.text(width / 2, y + 92, note, size=MIN_TEXT, fill=MUTED)
     return natural_size(d)

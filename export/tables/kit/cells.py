@@ -2,21 +2,24 @@
 value (issue 20), the way Transformer Explainer draws q, k and v: the colour
 shows the pattern at a glance, the printed value keeps the number exact.
 
-One colour scale per meaning, the same in every figure (common/palette.py):
+One colour ramp per meaning, the same in every figure (common/palette.py):
 
 - ``"weight"``: attention weights and probabilities, 0 to 1: the lab's
   heat scale (WEIGHT_SCALE, white to dark blue);
 - ``"signed"``: coordinates (embeddings, q, k, v, messages, updates), scores
   and logits: a diverging scale about 0 (SIGNED_SCALE, brown below 0, teal
-  above), symmetric to ``vmax`` (by default the largest |value| drawn);
-- ``"surprisal"``: bits or nats of surprise, 0 to ``vmax`` (SURPRISAL_SCALE).
+  above), symmetric to a limit;
+- ``"surprisal"``: bits or nats of surprise, 0 to a limit (SURPRISAL_SCALE).
 
-Every drawing that uses cells carries a legend of its scale (``legend``).
-The cells draw through a ``Drawing`` (kit/draw.py writes the markup):
+Every heatmap names its scale (kit/scales.py: a meaning and a fixed, rounded
+limit shared by a run of figures, so one colour means one number on every
+slide of the run) and carries a legend of it (``legend``), its ends printed
+as rounded numbers. The cells draw through a ``Drawing`` (kit/draw.py writes
+the markup):
 
     d = Drawing(COLUMN, 200, "p2-q", "The query of bank", "q = [2.7, 0, 0.68] ...")
-    box = cells(d, 90, 40, [[2.7, 0.0, 0.68]], row_labels=["q₇"], col_labels=["setting", "thing", "link"])
-    legend(d, 90, box.y + box.h + 20, "signed", vmax=2.7)
+    box = cells(d, 90, 40, [[2.7, 0.0, 0.68]], "part2-vectors", row_labels=["q₇"], col_labels=["a", "b", "c"])
+    legend(d, 90, box.y + box.h + 20, "part2-vectors")
 
 ``vectors(...)`` draws a whole figure of labelled vectors with its legend.
 """
@@ -29,6 +32,7 @@ from common.numbers import written
 from common.palette import BLOCKED, GRID, INK_SOFT, MUTED, SIGNED_SCALE, SURPRISAL_SCALE, WEIGHT_SCALE, scale_colour
 
 from .draw import COLUMN, MIN_TEXT, Box, Drawing, text_on, text_width
+from .scales import check, end_text, scale
 
 
 @dataclass(frozen=True)
@@ -73,8 +77,7 @@ def cells(
     x: float,
     y: float,
     values,
-    meaning: str = "signed",
-    vmax: float | None = None,
+    scale_name: str,
     digits: int = 2,
     fmt=None,
     cell_w: float | None = None,
@@ -85,14 +88,18 @@ def cells(
     blocked: str = "×",
 ) -> Box:
     """A vector (a list) or a matrix (a list of rows) as coloured cells with
-    their values; a None cell is blocked (grey, ``blocked`` printed). Row
-    labels stand left of ``x``, column labels above ``y``. Returns the cells' Box."""
+    their values, on the named scale (kit/scales.py); a None cell is blocked
+    (grey, ``blocked`` printed). Row labels stand left of ``x``, column labels
+    above ``y``. Returns the cells' Box."""
     rows = values if values and isinstance(values[0], list) else [values]
-    vmax = vmax or top(rows, meaning)
+    s = scale(scale_name)
+    check(s, rows, d.ident)
+    meaning, vmax = s.meaning, s.limit
     fmt = fmt or (lambda v: number(v, digits))
     texts = [[blocked if v is None else fmt(v) for v in row] for row in rows]
     widest = max((text_width(t, MIN_TEXT) for row in texts for t in row), default=0)
     cell_w = cell_w or max(44.0, widest + 14)
+    start = len(d.parts)
     for r, row in enumerate(rows):
         for c, v in enumerate(row):
             fill = BLOCKED if v is None else colour(v, meaning, vmax)
@@ -100,6 +107,7 @@ def cells(
             d.rect(cx, cy, cell_w, cell_h, fill=fill, stroke=GRID, width=1, radius=0)
             ink = MUTED if v is None else text_on(fill)
             d.text(cx + cell_w / 2, cy + cell_h / 2 + MIN_TEXT * 0.35, texts[r][c], size=MIN_TEXT, fill=ink)
+    d.wrap(start, cls="cells", data_scale=s.name)
     for r, label in enumerate(row_labels or []):
         d.text(x - 8, y + r * cell_h + cell_h / 2 + MIN_TEXT * 0.35, label, size=MIN_TEXT, anchor="end")
     for c, label in enumerate(col_labels or []):
@@ -112,7 +120,7 @@ def cells(
 
 
 def vector_box(
-    d: Drawing, x: float, y: float, label: str, values, vmax: float, fmt=None, kind="data", role=None, meaning="signed"
+    d: Drawing, x: float, y: float, label: str, values, scale_name: str, fmt=None, kind="data", role=None
 ) -> Box:
     """A labelled box holding one vector as a row of cells (a box of
     Drawing.box whose second line is the vector); its size follows the cells."""
@@ -127,8 +135,7 @@ def vector_box(
         box.x + (w - cell_w * len(values)) / 2,
         y + 38,
         list(values),
-        meaning,
-        vmax=vmax,
+        scale_name,
         fmt=fmt,
         cell_w=cell_w,
         cell_h=34,
@@ -136,24 +143,25 @@ def vector_box(
     return box
 
 
-def legend(
-    d: Drawing, x: float, y: float, meaning: str, vmax: float, digits: int = 2, width: float = 240, name=None
-) -> Box:
-    """The meaning's scale as a bar of steps with its ends (and 0) labelled;
-    ``name`` (say "score") replaces the meaning's name beside it."""
-    m = MEANINGS[meaning]
+def legend(d: Drawing, x: float, y: float, scale_name: str, width: float = 240, name=None) -> Box:
+    """The named scale as a bar of steps with its ends (and 0) labelled as
+    rounded numbers; ``name`` (say "score") replaces the meaning's name beside it."""
+    s = scale(scale_name)
+    m = MEANINGS[s.meaning]
     steps, h = 11, 14
-    lo = -vmax if m.signed else 0.0
+    lo, hi = s.low, s.high
+    start = len(d.parts)
     for k in range(steps):
-        v = lo + (vmax - lo) * (k + 0.5) / steps
-        d.rect(x + k * width / steps, y, width / steps, h, fill=colour(v, meaning, vmax), stroke="none", radius=0)
+        v = lo + (hi - lo) * (k + 0.5) / steps
+        d.rect(x + k * width / steps, y, width / steps, h, fill=colour(v, s.meaning, hi), stroke="none", radius=0)
     d.rect(x, y, width, h, fill="none", stroke=GRID, width=1, radius=0)
     ty = y + h + MIN_TEXT + 2
-    d.text(x, ty, number(lo, digits), size=MIN_TEXT, anchor="start", fill=MUTED)
-    d.text(x + width, ty, number(vmax, digits), size=MIN_TEXT, anchor="end", fill=MUTED)
+    d.text(x, ty, end_text(lo), size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.text(x + width, ty, end_text(hi), size=MIN_TEXT, anchor="end", fill=MUTED)
     if m.signed:
         d.text(x + width / 2, ty, "0", size=MIN_TEXT, fill=MUTED)
     d.text(x + width + 14, y + h / 2 + MIN_TEXT * 0.35, name or m.name, size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.wrap(start, cls="scale-legend", data_scale=s.name, data_low=end_text(lo), data_high=end_text(hi))
     return Box(x, y, width, h + MIN_TEXT + 6)
 
 
@@ -162,18 +170,16 @@ def vectors(
     title: str,
     desc: str,
     rows: list[tuple[str, list[float]]],
-    meaning: str = "signed",
+    scale_name: str,
     col_labels=None,
     digits: int = 2,
     width: float = COLUMN,
-    vmax: float | None = None,
     name: str | None = None,
 ) -> str:
     """A whole figure: one labelled row of cells per vector (``rows`` =
-    [(label, values)]), column labels above, the legend beneath. Drawn for a
-    column (COLUMN units wide) unless ``width`` says otherwise."""
+    [(label, values)]) on the named scale, column labels above, the legend
+    beneath. Drawn for a column (COLUMN units wide) unless ``width`` says otherwise."""
     values = [list(v) for _, v in rows]
-    vmax = vmax or top(values, meaning)
     label_w = max(text_width(label, MIN_TEXT) for label, _ in rows) + 16
     top_y = 44 if col_labels else 10
     cell_h = 36
@@ -184,12 +190,11 @@ def vectors(
         label_w,
         top_y,
         values,
-        meaning,
-        vmax=vmax,
+        scale_name,
         digits=digits,
         row_labels=[lab for lab, _ in rows],
         col_labels=col_labels,
         cell_h=cell_h,
     )
-    legend(d, label_w, box.y + box.h + 18, meaning, vmax, digits=digits, width=min(240.0, box.w), name=name)
+    legend(d, label_w, box.y + box.h + 18, scale_name, width=min(240.0, box.w), name=name)
     return d.render()

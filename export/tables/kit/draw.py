@@ -30,6 +30,7 @@ Two canvases share one element writer (``element``):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
@@ -52,16 +53,49 @@ def _name(key: str) -> str:
     return "class" if key == "cls" else key.replace("_", "-")
 
 
+# Math in a figure's text is set as math (issue 35 item 6): a one-letter symbol
+# followed by _ and its index (W_O, d_k, α_j, q_l) is drawn with the index as a
+# subscript; a word with an underscore (forward_details, padding_idx) is left as
+# written. An index Unicode has subscript letters for is written with them (dₖ,
+# αⱼ, like the figures' e₇); another (the capitals of W_Q, W_O) is a lowered
+# <tspan> after its symbol set larger, since no text is set under MIN_TEXT.
+SUBSCRIPT = re.compile(r"(?<![\w.])([A-Za-zα-ωΑ-ΩΔ])_(\{[^{}]+\}|[A-Za-z0-9]+)(?!\w)")
+LOWERED = str.maketrans("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
+SYMBOL_SCALE = 1.2  # a symbol with a <tspan> index, against the text around it
+LOWER = 0.22  # how far such an index sits below the baseline, in ems: clear of the next line of a box
+
+
+def math_markup(text: str, size: float = MIN_TEXT) -> str | None:
+    """``text`` with each W_O-style index as a subscript, escaped; None when it holds none."""
+    if "_" not in text or not SUBSCRIPT.search(text):
+        return None
+    out, at = [], 0
+    for m in SUBSCRIPT.finditer(text):
+        symbol, index = m.group(1), m.group(2).strip("{}")
+        out.append(escape(text[at : m.start()]))
+        lowered = index.translate(LOWERED)
+        if all(ord(c) > 127 for c in lowered):
+            out.append(escape(symbol + lowered))
+        else:
+            out.append(f'<tspan font-size="{_n(size * SYMBOL_SCALE)}">{escape(symbol)}</tspan>')
+            out.append(f'<tspan baseline-shift="{_n(-LOWER * size)}">{escape(index)}</tspan>')
+        at = m.end()
+    return "".join(out) + escape(text[at:])
+
+
 def element(tag: str, text=None, children: str | None = None, **attributes) -> str:
     """One SVG element. Attributes keep their order; None leaves one out.
-    ``text`` is escaped; ``children`` is markup already written by this module.
+    ``text`` is escaped (a <text>'s math indices set as subscripts,
+    ``math_markup``); ``children`` is markup already written by this module.
     With neither, the element closes itself."""
     if attributes.get("font_size") is not None:
         attributes["font_size"] = _n(max(MIN_TEXT, float(attributes["font_size"])))
     attrs = "".join(f' {_name(k)}="{escape(str(v))}"' for k, v in attributes.items() if v is not None)
     if text is None and children is None:
         return f"<{tag}{attrs}/>"
-    inner = (escape(str(text)) if text is not None else "") + (children or "")
+    size = float(attributes.get("font_size") or MIN_TEXT)
+    written = math_markup(str(text), size) if tag == "text" and text is not None else None
+    inner = (written or (escape(str(text)) if text is not None else "")) + (children or "")
     return f"<{tag}{attrs}>{inner}</{tag}>"
 
 
@@ -292,6 +326,11 @@ class Drawing:
                 marker_end=self._head(colour) if arrow else None,
             )
         )
+
+    def wrap(self, start: int, **attributes) -> None:
+        """Gather the parts drawn since ``start`` (``len(self.parts)`` then) into
+        one <g> with ``attributes`` (a heatmap's cells, a legend: ``data_scale``)."""
+        self.parts[start:] = [group(self.parts[start:], **attributes)]
 
     def render(self) -> str:
         return document(self.ident, _n(self.width), _n(self.height), self.title, self.desc, "".join(self.parts))

@@ -1,19 +1,20 @@
 """Small matrices as heatmaps: one panel of coloured cells with their values
 per matrix, side by side, under one legend (issue 20). Two heads' weight
 matrices, W_Q beside W_K, validation losses by run and step. The cells and
-their colour scales (one per meaning) are kit/cells.py's; the markup is
+their colour scales (named, one per run of figures) are kit/scales.py's; the markup is
 kit/draw.py's.
 
     svg = heatmaps(
         "p3-weights", "Every query token's weights", "Head 1: ...",
-        [("head 1", A1), ("head 2", A2)], row_labels=words, col_labels=slots, meaning="weight",
+        [("head 1", A1), ("head 2", A2)], row_labels=words, col_labels=slots, scale_name="weight",
     )
 """
 
 from __future__ import annotations
 
-from .cells import MEANINGS, cells, legend, number, top
+from .cells import MEANINGS, cells, legend, number
 from .draw import MIN_TEXT, Drawing, text_width
+from .scales import scale
 
 COS40, SIN40 = 0.766, 0.643  # a rotated column label's run across and up
 WIDE = 1.4  # text_width's estimate times this: room for the widest labels as drawn
@@ -26,22 +27,20 @@ def heatmaps(
     panels: list[tuple[str, list]],
     row_labels: list[str],
     col_labels: list[str],
-    meaning: str = "weight",
+    scale_name: str = "weight",
     digits: int = 2,
-    vmax: float | None = None,
     rotate_cols: bool = False,
     cell_h: float = 34,
     cell_w: float | None = None,
     gap: float = 56,
     legend_name: str | None = None,
-    legend_digits: int | None = None,
 ) -> str:
     """``panels`` = [(caption, matrix)], each matrix a list of rows (a None
     cell is blocked); every panel has the same rows and columns. Row labels
     stand left of the first panel, column labels above each panel, one
-    legend of the shared scale beneath."""
+    legend of the shared (named) scale beneath."""
     mats = [m for _, m in panels]
-    vmax = vmax or max(top(m, meaning) for m in mats)
+    meaning = scale(scale_name).meaning
     n_rows, n_cols = len(mats[0]), len(mats[0][0])
     widest = max(text_width(number(v, digits), MIN_TEXT) for m in mats for row in m for v in row if v is not None)
     col_w = max(text_width(c, MIN_TEXT) for c in col_labels) * WIDE
@@ -66,8 +65,7 @@ def heatmaps(
             x,
             top_y,
             m,
-            meaning,
-            vmax=vmax,
+            scale_name,
             digits=digits,
             cell_w=cell_w,
             cell_h=cell_h,
@@ -79,9 +77,7 @@ def heatmaps(
         d,
         label_w,
         top_y + cell_h * n_rows + 18,
-        meaning,
-        vmax,
-        digits=digits if legend_digits is None else legend_digits,
+        scale_name,
         width=key_w,
         name=legend_name,
     )

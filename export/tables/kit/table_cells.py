@@ -1,14 +1,14 @@
 """A table of the tables (``{"header": [...], "rows": [[...]]}``) drawn as
 coloured cells with their values (issue 20): the rows' label columns on the
-left, each group of numeric columns on its own colour scale (kit/cells.py's
-meanings: ``"weight"`` 0 to 1, ``"signed"`` about 0), a legend per group.
+left, each group of numeric columns on a named colour scale (kit/scales.py:
+``"weight"`` 0 to 1, a run's signed scale about 0), a legend per scale.
 
 The slide shows the cells; the deck keeps the table itself in the speaker
 notes, so the reading view and print still carry every number.
 
     svg = table_figure(
         "p2-pooled", "Pooling at bank", pooled["table"],
-        groups=[Group([2, 3], "weight", "weights"), Group([4, 5, 6, 7], "signed", "rows")],
+        groups=[Group([2, 3], "weight", "weights"), Group([4, 5, 6, 7], "part2-vectors", "rows")],
         labels=[1],
     )
 
@@ -22,16 +22,16 @@ from dataclasses import dataclass
 
 from common.palette import ROLES
 
-from .cells import MEANINGS, cells, legend, number, top
+from .cells import MEANINGS, cells, legend, number
 from .draw import MIN_TEXT, SLIDE, Box, Drawing, text_width
+from .scales import scale
 
 
 @dataclass(frozen=True)
 class Group:
     columns: list[int]  # indices into the table's header
-    meaning: str = "signed"
+    scale: str  # the named colour scale of its cells (kit/scales.py)
     title: str | None = None  # drawn above the group's cells
-    vmax: float | None = None  # the scale's top (by default kit/cells.py's)
     digits: int = 2
     blocked: str = "×"  # printed in a cell that holds no number
     role: str | None = None  # "query", "key", "value", "message": its title and frame in the role's colour
@@ -61,13 +61,9 @@ def _values(table, group, transpose):
     return [list(col) for col in zip(*rows)] if transpose else rows
 
 
-def scales(table: dict, groups: list[Group], transpose: bool = False) -> dict[str, float]:
-    """One top per meaning for the whole figure (a group's own ``vmax`` wins)."""
-    tops: dict[str, float] = {}
-    for g in groups:
-        v = g.vmax or top(_values(table, g, transpose), g.meaning)
-        tops[g.meaning] = max(tops.get(g.meaning, 0.0), v)
-    return tops
+def scales(groups: list[Group]) -> list[str]:
+    """The named scales of the groups, each once, in order: one legend each."""
+    return list(dict.fromkeys(g.scale for g in groups))
 
 
 def table_block(
@@ -85,12 +81,12 @@ def table_block(
 ) -> Box:
     """The groups side by side (stacked when ``transpose``), starting at
     (x, y) = the top left of the first cells; labels stand left of ``x``;
-    one legend per meaning beneath. ``col_names`` replaces the header's names
-    of the numeric columns; ``scale_names`` (meaning -> text) names the legends."""
+    one legend per named scale beneath. ``col_names`` replaces the header's names
+    of the numeric columns; ``scale_names`` (scale name -> text) names the legends."""
     head = table["header"]
     names = dict(col_names or {})
     row_names = [_label(r, labels) for r in table["rows"]]
-    tops = scales(table, groups, transpose)
+    names_used = scales(groups)
     right, bottom = x, y
     cx, cy = x, y
     for n, g in enumerate(groups):
@@ -107,8 +103,7 @@ def table_block(
                 cx,
                 cy,
                 values,
-                g.meaning,
-                vmax=tops[g.meaning],
+                g.scale,
                 digits=g.digits,
                 row_labels=cols,
                 col_labels=row_names if n == 0 else None,
@@ -125,8 +120,7 @@ def table_block(
                 cx,
                 cy,
                 values,
-                g.meaning,
-                vmax=tops[g.meaning],
+                g.scale,
                 digits=g.digits,
                 col_labels=cols,
                 cell_w=cw,
@@ -144,11 +138,10 @@ def table_block(
         else:
             cx = max(box.x + box.w, cx + title_w) + gap
     lx = x
-    for meaning, vmax in tops.items():
-        digits = 0 if MEANINGS[meaning].vmax == 1.0 else 2
-        name = (scale_names or {}).get(meaning)
-        box = legend(d, lx, bottom + 18, meaning, vmax, digits=digits, width=200, name=name)
-        label = name or MEANINGS[meaning].name
+    for scale_name in names_used:
+        name = (scale_names or {}).get(scale_name)
+        box = legend(d, lx, bottom + 18, scale_name, width=200, name=name)
+        label = name or MEANINGS[scale(scale_name).meaning].name
         lx += 200 + 14 + text_width(label, MIN_TEXT) + 40
     return Box(x, y, max(right, lx) - x, bottom + 18 + box.h - y)
 

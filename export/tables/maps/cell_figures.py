@@ -5,8 +5,9 @@ ReLU, the logits of both models, token plus position rows, q, K and V, the
 scores (raw and masked), the attention weights as a heatmap, the message,
 the update; and the two probability distributions as bars (kit/bars.py).
 and the loss −ln p as a curve with the batch's examples on it.
-One colour scale per meaning (kit/cells.py): coordinates, scores and logits
-on the signed scale, weights on the weight scale. Table: ``maps_cell_figures``."""
+One named scale per run (kit/scales.py): every vector of the forward pass on
+``part1-vectors`` (±3), scores and logits on ``part1-scores`` (±1), weights
+on ``weight`` (0 to 1). Table: ``maps_cell_figures``."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ def mlp_figures(mlp: dict, itos: list, ctx: list) -> dict:
             f"One row of {d} initial, untrained numbers per vocabulary item; row {found} ({itos[found]}) is "
             f"outlined. Rows: " + "; ".join(f"{t} {_v(r)}" for t, r in zip(itos, mlp["embedding_table"])),
             [Panel("W_E: one row per token", mlp["embedding_table"], itos, coords, outline_rows=(found,))],
+            scale_name="part1-vectors",
             digits=3,
             width=COLUMN,
             name="coordinate",
@@ -53,6 +55,7 @@ def mlp_figures(mlp: dict, itos: list, ctx: list) -> dict:
             "Each example's four context tokens, one embedding row each. "
             + " ".join(f"Example {b + 1}: {_m(mlp['E'][b])}." for b in range(len(mlp["E"]))),
             [Panel(f"example {b + 1}", mlp["E"][b], ctx[b], coords) for b in range(len(mlp["E"]))],
+            scale_name="part1-vectors",
             digits=3,
             name="coordinate",
         ),
@@ -65,6 +68,7 @@ def mlp_figures(mlp: dict, itos: list, ctx: list) -> dict:
         f"The {len(flat[0]) // d} slot vectors of each example joined end to end, slot 1 first. "
         + " ".join(f"Example {b + 1}: {_v(r, 2)}." for b, r in enumerate(flat)),
         [Panel("f = [e₁, e₂, e₃, e₄]", flat, [f"example {b + 1}" for b in range(len(flat))], groups)],
+        scale_name="part1-vectors",
         digits=2,
         name="coordinate",
     )
@@ -79,6 +83,7 @@ def mlp_figures(mlp: dict, itos: list, ctx: list) -> dict:
             Panel("before ReLU: f·W₁ + b₁", mlp["pre_hidden"], rows, units),
             Panel("after ReLU: h", mlp["hidden"], rows, units),
         ],
+        scale_name="part1-vectors",
         digits=3,
         name="hidden unit value",
     )
@@ -100,6 +105,7 @@ def logits(ident: str, title: str, model: dict, itos: list) -> str:
         title,
         desc,
         [Panel("logits z", z, [f"example {b + 1}" for b in range(len(z))], itos)],
+        scale_name="part1-scores",
         digits=2,
         name="logit",
     )
@@ -123,6 +129,7 @@ def attention_figures(att: dict) -> dict:
                 Panel("position rows", att["position_table"], slots, coords, after="="),
                 Panel("E, example 2", att["E"][1], ctx[1], coords),
             ],
+            scale_name="part1-vectors",
             gap=44,
             digits=3,
             name="coordinate",
@@ -139,6 +146,7 @@ def attention_figures(att: dict) -> dict:
                 Panel("keys K", att["K"][1], ctx[1], [f"{c + 1}" for c in range(len(att["K"][1][0]))], role="key"),
                 Panel("values V", att["V"][1], ctx[1], [f"{c + 1}" for c in range(len(att["V"][1][0]))], role="value"),
             ],
+            scale_name="part1-vectors",
             digits=3,
             name="coordinate",
         ),
@@ -158,6 +166,7 @@ def attention_figures(att: dict) -> dict:
                 Panel(f"example {b + 1}", values[b], ["s"], ctx[b], cells={"blocked": "−∞"} if blocked else {})
                 for b in range(len(ctx))
             ],
+            scale_name="part1-scores",
             digits=3,
             name="score",
         )
@@ -169,7 +178,7 @@ def attention_figures(att: dict) -> dict:
         + " ".join(f"Example {b + 1} ({' '.join(ctx[b])}): {_v(A[b])}." for b in range(len(A)))
         + " PAD gets weight exactly 0.",
         [Panel(f"example {b + 1}", [A[b]], ["α"], ctx[b]) for b in range(len(A))],
-        meaning="weight",
+        scale_name="weight",
         digits=3,
     )
     contrib, msg = att["contributions_example1"], att["message"][1]
@@ -179,6 +188,7 @@ def attention_figures(att: dict) -> dict:
         "Example 2's message: the weighted value rows, added up",
         f"Each value row scaled by its weight, α_j·v_j: {_m(contrib)}; their sum is the message m = {_v(msg[0])}.",
         [Panel("α_j · v_j", contrib, ctx[1], dv, after="Σ →"), Panel("message m", msg, ["m"], dv, role="message")],
+        scale_name="part1-vectors",
         digits=3,
         name="coordinate",
     )
@@ -191,6 +201,7 @@ def attention_figures(att: dict) -> dict:
             Panel("Δe = m·W_O", att["update"], ["ex. 1", "ex. 2"], coords),
             Panel("e′ = E[:, −1] + Δe", att["final"], ["ex. 1", "ex. 2"], coords),
         ],
+        scale_name="part1-vectors",
         digits=3,
         name="coordinate",
     )

@@ -97,7 +97,7 @@ def causal_mask(walk: dict) -> str:
         col_labels=toks,
         rotate_cols=True,
     )
-    legend(d, x0, box.y + box.h + 14, "weight", 1.0, digits=0, width=200)
+    legend(d, x0, box.y + box.h + 14, "weight", width=200)
     d.text(x0, box.y + box.h + 76, "× = a future word, blocked before the softmax", anchor="start", fill=MUTED)
     return d.render()
 
@@ -113,10 +113,10 @@ def phases(bank: dict, model: dict) -> str:
         f"the message {_v(c['message'])}. W_O maps the message to width {d_model}, giving the update "
         f"{_v(c['delta'])}, and the residual adds it to bank's row {_v(c['e'])}, giving {_v(c['e_new'])}."
     )
-    vmax = max(abs(x) for key in ("e", "q", "message", "delta", "e_new") for x in c[key])
+    V = "part2-vectors"  # the bank model's colour scale (kit/scales.py)
     d = Drawing(1000, 370, "part2-phases", "Phase A (match), phase B (mix), W_O and the residual, at “bank”", desc)
-    e = vector_box(d, 10, 130, "row e₇ (bank)", c["e"], vmax, fmt=_one)
-    q = vector_box(d, 290, 24, "query q₇", c["q"], vmax, fmt=_one, kind="op", role="query")
+    e = vector_box(d, 10, 130, "row e₇ (bank)", c["e"], "part2-vectors", fmt=_one)
+    q = vector_box(d, 290, 24, "query q₇", c["q"], "part2-vectors", fmt=_one, kind="op", role="query")
     k = d.box(290, 126, q.w, 68, "keys k₁…k₇", sub=f"width {dk}", kind="op", role="key")
     v = d.box(290, 214, q.w, 68, "values v₁…v₇", sub=f"width {dv}", kind="op", role="value")
     d.arrow(e.right, q.left, label="W_Q", label_offset=-12, label_size=MIN_TEXT)
@@ -126,16 +126,16 @@ def phases(bank: dict, model: dict) -> str:
     d.arrow(q.right, a.left)
     d.arrow(k.right, a.left)
     d.text(600, 42, f"softmax(q·k/√{dk})", fill=MUTED)
-    m = vector_box(d, 510, 206, "phase B: m₇ = Σ α v", c["message"], vmax, fmt=_one, kind="op", role="message")
+    m = vector_box(d, 510, 206, "phase B: m₇ = Σ α v", c["message"], V, fmt=_one, kind="op", role="message")
     d.arrow(a.bottom, (a.x + a.w / 2, m.y))
     d.arrow(v.right, m.left)
-    up = vector_box(d, m.x + m.w + 40, 206, "update Δe₇", c["delta"], vmax, fmt=_one, kind="param", role="message")
+    up = vector_box(d, m.x + m.w + 40, 206, "update Δe₇", c["delta"], V, fmt=_one, kind="param", role="message")
     d.arrow(m.right, up.left, label="W_O", label_offset=-12, label_size=MIN_TEXT)
-    new = vector_box(d, 1000 - 10 - up.w, 62, "new row e′₇", c["e_new"], vmax, fmt=_one, kind="out")
+    new = vector_box(d, 1000 - 10 - up.w, 62, "new row e′₇", c["e_new"], "part2-vectors", fmt=_one, kind="out")
     d.arrow((up.x + up.w / 2, up.y), (new.x + new.w / 2, new.y + new.h))
     d.polyline([(e.x + 40, e.y), (e.x + 40, 10), (new.x + 40, 10), (new.x + 40, new.y)], dash="5 4", colour=ACCENT)
     d.text(e.x + 52, 34, "residual: e′₇ = e₇ + Δe₇", anchor="start", fill=ACCENT)
-    legend(d, 10, 322, "signed", vmax, name="coordinate value")
+    legend(d, 10, 322, "part2-vectors", name="coordinate value")
     return d.render()
 
 

@@ -18,6 +18,8 @@ from ..kit.table_cells import Group, table_figure
 from .position_pictures import rope_rotation, sinusoid_heatmap
 from .search_picture import video_search
 
+VECTORS = "part2-vectors"  # the colour scale of the bank model's vectors and matrices (kit/scales.py)
+
 
 def token_rows(model: dict) -> str:
     t = model["e_tables"]["river"]
@@ -27,9 +29,9 @@ def token_rows(model: dict) -> str:
         "Each token's row in the river sentence: word features plus a position offset",
         t,
         [
-            Group([2, 3, 4, 5], title="word features"),
-            Group([6], title="+ position"),
-            Group([7, 8, 9, 10], title="= the row"),
+            Group([2, 3, 4, 5], VECTORS, "word features"),
+            Group([6], VECTORS, "+ position"),
+            Group([7, 8, 9, 10], VECTORS, "= the row"),
         ],
         labels=[0, 1],
         col_names=names,
@@ -41,7 +43,7 @@ def last_rows(predict: dict) -> str:
         "part2-last-rows",
         "The last row handed to the vocabulary head is the same in both sentences",
         predict["last_rows_table"],
-        [Group([3, 4, 5, 6], title="row e at the last position")],
+        [Group([3, 4, 5, 6], VECTORS, "row e at the last position")],
         labels=[0, 2],
     )
 
@@ -53,7 +55,7 @@ def pooled(pooled_table: dict) -> str:
         pooled_table["river"]["table"],
         [
             Group([2, 3], "weight", "weights", blocked=""),
-            Group([4, 5, 6, 7], title="rows, and the two summaries ē₇"),
+            Group([4, 5, 6, 7], VECTORS, "rows, and the two summaries ē₇"),
         ],
         labels=[1],
         col_names={2: "mean", 3: "chosen"},
@@ -69,7 +71,7 @@ def video_rows(video: dict, name: str, what: str) -> str:
         f"part2-video-{name}",
         f"The {what} of the video search on named topics",
         t,
-        [Group(list(range(1, len(t["header"]))), digits=1, title=what, role=ROLE_OF[name])],
+        [Group(list(range(1, len(t["header"]))), "part2-topics", what, digits=1, role=ROLE_OF[name])],
         labels=[0],
     )
 
@@ -81,8 +83,8 @@ def phase_b(bank: dict) -> str:
         bank["cheque"]["phase_b"],
         [
             Group([2], "weight", "weight α"),
-            Group([3, 4], title="value v", role="value"),
-            Group([5, 6], title="α·v"),
+            Group([3, 4], VECTORS, "value v", role="value"),
+            Group([5, 6], VECTORS, "α·v"),
         ],
         labels=[1],
         col_names={3: "water", 4: "finance", 5: "water", 6: "finance"},
@@ -95,7 +97,6 @@ def residual(bank: dict, model: dict) -> str:
     c, W, t = bank["cheque"], model["W_O"], bank["cheque"]["residual"]
     v_axes, coords = model["v_axes"], model["coords"]
     rows = [r[1:] for r in t["rows"]]
-    vmax = max(abs(v) for v in [*c["message"], *[x for r in W for x in r], *[x for r in rows for x in r]])
     desc = (
         f"Message m = {[round(v, 3) for v in c['message']]} on the axes {', '.join(v_axes)}; W_O rows "
         f"{[[round(x, 2) for x in r] for r in W]}; "
@@ -105,16 +106,16 @@ def residual(bank: dict, model: dict) -> str:
     d = Drawing(1100, 300, "part2-residual", "Project the message with W_O, then add it to bank's row", desc)
     y0 = 92
     d.text(20, 34, "message m₇", size=MIN_TEXT, anchor="start", weight="600")
-    m = cells(d, 20, y0, c["message"], vmax=vmax, digits=3, cell_w=78, col_labels=v_axes)
+    m = cells(d, 20, y0, c["message"], VECTORS, digits=3, cell_w=78, col_labels=v_axes)
     d.text(m.x + m.w + 18, y0 + 24, "×", size=MIN_TEXT, weight="600")
     wx = m.x + m.w + 116
     d.text(wx, 34, "W_O", size=MIN_TEXT, anchor="start", weight="600")
-    w = cells(d, wx, y0, W, vmax=vmax, digits=1, cell_w=74, col_labels=coords, row_labels=v_axes)
+    w = cells(d, wx, y0, W, VECTORS, digits=1, cell_w=74, col_labels=coords, row_labels=v_axes)
     rx = w.x + w.w + 170
     d.text(rx, 34, "the row of “bank”", size=MIN_TEXT, anchor="start", weight="600")
-    r = cells(d, rx, y0, rows, vmax=vmax, digits=3, cell_w=74, col_labels=coords, row_labels=["e₇", "+ Δe₇", "= e′₇"])
+    r = cells(d, rx, y0, rows, VECTORS, digits=3, cell_w=74, col_labels=coords, row_labels=["e₇", "+ Δe₇", "= e′₇"])
     d.arrow((w.x + w.w + 8, y0 + 18), (r.x - 70, y0 + 54), label="= Δe₇", label_size=MIN_TEXT, label_offset=-10)
-    legend(d, 20, r.y + r.h + 30, "signed", vmax, name="coordinate value")
+    legend(d, 20, r.y + r.h + 30, VECTORS, name="coordinate value")
     d.width = r.x + r.w + 20
     return d.render()
 
@@ -122,7 +123,6 @@ def residual(bank: dict, model: dict) -> str:
 def projections(model: dict) -> str:
     """W_Q, W_K and W_V side by side as cells (one signed scale)."""
     tables = [model["W_Q_table"], model["W_K_table"], model["W_V_table"]]
-    vmax = max(abs(v) for t in tables for r in t["rows"] for v in r[1:])
     desc = "; ".join(
         f"{t['header'][0]}: " + ", ".join(f"{r[0]} row {[round(v, 2) for v in r[1:]]}" for r in t["rows"])
         for t in tables
@@ -138,14 +138,14 @@ def projections(model: dict) -> str:
             x,
             76,
             [r[1:] for r in t["rows"]],
-            vmax=vmax,
+            VECTORS,
             digits=1,
             cell_w=cw,
             row_labels=[r[0] for r in t["rows"]] if x == label_w else None,
             col_labels=t["header"][1:],
         )
         x = box.x + box.w + 60
-    legend(d, label_w, 76 + 4 * 36 + 24, "signed", vmax, digits=1, name="matrix entry")
+    legend(d, label_w, 76 + 4 * 36 + 24, VECTORS, name="matrix entry")
     d.width = x - 40
     return d.render()
 
@@ -158,9 +158,9 @@ def every_qkv(projections_table: dict) -> str:
         "Every token's query, key and value in the river sentence",
         t,
         [
-            Group([2, 3, 4], title="query q", role="query"),
-            Group([5, 6, 7], title="key k", role="key"),
-            Group([8, 9], title="value v", role="value"),
+            Group([2, 3, 4], VECTORS, "query q", role="query"),
+            Group([5, 6, 7], VECTORS, "key k", role="key"),
+            Group([8, 9], VECTORS, "value v", role="value"),
         ],
         labels=[1],
         col_names=names,
@@ -174,7 +174,7 @@ def random_pair(scaling: dict) -> str:
         "part2-random-pair",
         "One random query and key: coordinate by coordinate, and their products",
         t,
-        [Group([1, 2, 3], title="coordinate l")],
+        [Group([1, 2, 3], "part2-random", "coordinate l")],
         labels=[0],
         transpose=True,
     )
@@ -200,13 +200,14 @@ def bank_scaling(scaling: dict) -> str:
         "Scores and weights at “bank”, without and with the division by √d_k",
         scaling["bank_table"],
         [
-            Group([2], title="q·k"),
+            Group([2], "part2-scores", "q·k"),
             Group([3], "weight", "α without", digits=3),
-            Group([4], title="q·k/√d_k"),
+            Group([4], "part2-scores", "q·k/√d_k"),
             Group([5], "weight", "α with", digits=3),
         ],
         labels=[1],
         col_names={2: "score", 3: "weight", 4: "score", 5: "weight"},
+        scale_names={"part2-scores": "score"},
     )
 
 
@@ -221,7 +222,7 @@ def final_weights(predict: dict) -> str:
         d.text(x0 - 12, y + 24, f"{name} sentence", size=MIN_TEXT, anchor="end", weight="600", fill=SENTENCES[name])
         cells(d, x0, y, [r[2] for r in rows], "weight", digits=2, cell_w=92, col_labels=[r[1] for r in rows])
         desc.append(f"{name} sentence: " + ", ".join(f"{r[1]} {r[2]:.2f}" for r in rows))
-    legend(d, x0, 280, "weight", 1.0, digits=0, width=200)
+    legend(d, x0, 280, "weight", width=200)
     d.desc = "Attention weights of the final “the”: " + "; ".join(desc) + "."
     return d.render()
 
@@ -231,7 +232,7 @@ def last_row_update(predict: dict) -> str:
         "part2-last-row-update",
         "The last row before and after its attention update, in each sentence",
         predict["final_table"],
-        [Group([1, 2, 3, 4], digits=3, title="coordinate value")],
+        [Group([1, 2, 3, 4], VECTORS, "coordinate value", digits=3)],
         labels=[0],
     )
 
@@ -241,7 +242,7 @@ def hidden(predict: dict) -> str:
         "part2-hidden",
         "The hidden units' outputs after the ReLU",
         predict["hidden_table"],
-        [Group([1, 2, 3], digits=3, title="unit output")],
+        [Group([1, 2, 3], VECTORS, "unit output", digits=3)],
         labels=[0],
     )
 
@@ -281,13 +282,12 @@ def attention_matrix(matrix: dict) -> str:
     box = cells(
         d, x0, y0, grid, "weight", digits=3, cell_w=72, cell_h=40, row_labels=labels, col_labels=toks, rotate_cols=True
     )
-    legend(d, x0, box.y + box.h + 16, "weight", 1.0, digits=0, width=200)
+    legend(d, x0, box.y + box.h + 16, "weight", width=200)
     return d.render()
 
 
 def before_after(matrix: dict, model: dict) -> str:
     E, E_new, labels, coords = matrix["E"], matrix["E_new"], matrix["row_labels"], model["coords"]
-    vmax = max(abs(v) for M in (E, E_new) for r in M for v in r)
     x0 = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.2 + 24
     desc = "; ".join(
         f"{lab}: E {[round(v, 2) for v in E[r]]}, E′ {[round(v, 3) for v in E_new[r]]}" for r, lab in enumerate(labels)
@@ -299,10 +299,10 @@ def before_after(matrix: dict, model: dict) -> str:
     for M, name, digits in ((E, "E: before", 2), (E_new, "E′ = E + ΔE: after", 3)):
         d.text(x, 30, name, size=MIN_TEXT, anchor="start", weight="600")
         box = cells(
-            d, x, 90, M, vmax=vmax, digits=digits, cell_w=90, row_labels=labels if x == x0 else None, col_labels=coords
+            d, x, 90, M, VECTORS, digits=digits, cell_w=90, row_labels=labels if x == x0 else None, col_labels=coords
         )
         x = box.x + box.w + 60
-    legend(d, x0, 90 + len(E) * 36 + 18, "signed", vmax, name="coordinate value")
+    legend(d, x0, 90 + len(E) * 36 + 18, VECTORS, name="coordinate value")
     d.width = x - 40
     return d.render()
 
@@ -334,7 +334,7 @@ def position_rows(model: dict) -> str:
         "part2-position-rows",
         "The position row Pᵢ added to each slot's row",
         t,
-        [Group([1, 2, 3, 4], title="Pᵢ")],
+        [Group([1, 2, 3, 4], VECTORS, "Pᵢ")],
         labels=[0],
         transpose=True,
     )
@@ -363,7 +363,7 @@ def swap2d(table2d: dict) -> str:
         named,
         [
             Group([2, 3, 4], "weight", "weights α", digits=3),
-            Group([5, 6], title="message", digits=3, role="message"),
+            Group([5, 6], VECTORS, "message", digits=3, role="message"),
         ],
         labels=[0, 1],
         col_names={2: "slot 1", 3: "slot 2", 4: f"slot 3 ({query})", 5: "x", 6: "y"},

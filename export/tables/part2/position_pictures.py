@@ -35,15 +35,14 @@ def sinusoid_heatmap(positions: dict) -> str:
         x0,
         y0,
         rows,
-        "signed",
-        vmax=1.0,
+        "part2-sinusoid",
         digits=2,
         cell_w=cell_w,
         cell_h=32,
         row_labels=coords,
         col_labels=[str(s) for s in slots],
     )
-    legend(d, x0, box.y + box.h + 16, "signed", 1.0, digits=0, width=220, name="coordinate value")
+    legend(d, x0, box.y + box.h + 16, "part2-sinusoid", width=220, name="coordinate value")
     return d.render()
 
 

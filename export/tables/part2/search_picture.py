@@ -32,17 +32,17 @@ def video_search(video: dict) -> str:
     )
     d.text(title_w - 10, y_q + 25, "query", size=MIN_TEXT, anchor="end", weight="600", fill=ROLES["query"])
     d.text(title_w, 24, f"“{query}”", size=MIN_TEXT, anchor="start", weight="600")
-    cells(d, title_w, y_q, [q], digits=1, cell_w=cell_w, cell_h=h, col_labels=topics, vmax=1.0)
+    cells(d, title_w, y_q, [q], "part2-topics", digits=1, cell_w=cell_w, cell_h=h, col_labels=topics)
     d.text(title_w - 10, y_k - 14, "keys", size=MIN_TEXT, anchor="end", weight="600", fill=ROLES["key"])
     d.text(track_x, y_k - 14, "score q·k", size=MIN_TEXT, anchor="start", weight="600")
-    cells(d, title_w, y_k, keys, digits=1, cell_w=cell_w, cell_h=h, row_labels=titles, vmax=1.0)
+    cells(d, title_w, y_k, keys, "part2-topics", digits=1, cell_w=cell_w, cell_h=h, row_labels=titles)
     for n, s in enumerate(scores):
         y = y_k + n * h
         d.rect(track_x, y + 6, track, h - 12, fill=SURFACE, stroke="none", radius=2)
         w = s / top * track
         d.rect(track_x, y + 6, max(w, 1.5), h - 12, fill=ACCENT, stroke="none", radius=2)
         d.text(track_x + w + 6, y + h / 2 + MIN_TEXT * 0.35, number(s, 2), size=MIN_TEXT, anchor="start")
-    legend(d, title_w, y_k + h * len(titles) + 16, "signed", 1.0, digits=0, width=220, name="topic value")
+    legend(d, title_w, y_k + h * len(titles) + 16, "part2-topics", width=220, name="topic value")
     d.text(
         SLIDE - 50,
         y_k + h * len(titles) + 46,

@@ -18,6 +18,7 @@ from common.palette import (
     MODELS,
     MUTED,
     ROLES,
+    SURFACE,
     SURPRISAL_SCALE,
     WEIGHT_SCALE,
     scale_colour,
@@ -25,13 +26,14 @@ from common.palette import (
 from models.nets import KINDS
 
 from ..kit.bars import bars
-from ..kit.cells import cells, legend, number, top
+from ..kit.cells import cells, legend, number
 from ..kit.draw import MIN_TEXT, Drawing, text_width
 from ..kit.numbers import shape_text
 from ..kit.panels import heatmaps
 from ..kit.registry import table
 
 HEAD_COLS = ["(1)·1", "(1)·2", "(2)·1", "(2)·2"]  # head (g), coordinate
+WORKSHEET = "part3-worksheet"  # the colour scale of the worksheet's E, W_Q, W_K and messages (kit/scales.py)
 
 
 def shade(t: float) -> str:
@@ -44,8 +46,8 @@ def masked(weights: list[list[float]]) -> list[list[float | None]]:
     return [[v if j <= i else None for j, v in enumerate(row)] for i, row in enumerate(weights)]
 
 
-def _row(d, x, y, label, values, vmax, cell_w, col0=0):
-    cells(d, x + col0 * cell_w, y, values, "signed", vmax=vmax, digits=2, cell_w=cell_w, cell_h=36)
+def _row(d, x, y, label, values, cell_w, col0=0):
+    cells(d, x + col0 * cell_w, y, values, WORKSHEET, digits=2, cell_w=cell_w, cell_h=36)
     d.text(x - 12, y + 18 + MIN_TEXT * 0.35, label, size=MIN_TEXT, anchor="end")
 
 
@@ -58,8 +60,6 @@ def messages(fish: dict) -> str:
     """The query token's two head messages, side by side in the concatenation,
     then the update concat · W_O, the query's own row E and the new row."""
     h1, h2 = fish["heads"][0]["message"], fish["heads"][1]["message"]
-    rows = [h1, h2, fish["concat_last"], fish["update_last"], fish["E_last"], fish["out_last"]]
-    vmax = top(rows, "signed")
     labels = ["head 1 message", "head 2 message", "concatenated", "Δe = concat · W_O", "+ E (its own row)"]
     labels.append("= new row")
     x = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.25 + 24
@@ -76,14 +76,14 @@ def messages(fish: dict) -> str:
     )
     for c, name in enumerate(HEAD_COLS):
         d.text(x + c * cw + cw / 2, 24, name, size=MIN_TEXT, fill=MUTED)
-    _row(d, x, 36, labels[0], h1, vmax, cw)
-    _row(d, x, 80, labels[1], h2, vmax, cw, col0=2)
-    _row(d, x, 124, labels[2], fish["concat_last"], vmax, cw)
+    _row(d, x, 36, labels[0], h1, cw)
+    _row(d, x, 80, labels[1], h2, cw, col0=2)
+    _row(d, x, 124, labels[2], fish["concat_last"], cw)
     for c, name in enumerate(fish["features"]):
         d.text(x + c * cw + cw / 2, 200, name, size=MIN_TEXT, fill=MUTED)
-    _row(d, x, 212, labels[3], fish["update_last"], vmax, cw)
-    _row(d, x, 256, labels[4], fish["E_last"], vmax, cw)
-    _row(d, x, 300, labels[5], fish["out_last"], vmax, cw)
+    _row(d, x, 212, labels[3], fish["update_last"], cw)
+    _row(d, x, 256, labels[4], fish["E_last"], cw)
+    _row(d, x, 300, labels[5], fish["out_last"], cw)
     d.rect(x - 2, 296, 4 * cw + 4, 44, fill="none", stroke=ROLES["message"], width=2.5, radius=3)
     note_x = x + 4 * cw + 40
     d.text(note_x, 66, "each head fills its own", size=MIN_TEXT, anchor="start", fill=MUTED)
@@ -91,7 +91,7 @@ def messages(fish: dict) -> str:
     d.text(note_x, 236, "W_O maps the join back", size=MIN_TEXT, anchor="start", fill=MUTED)
     d.text(note_x, 260, f"to width {fish['width']}; the residual", size=MIN_TEXT, anchor="start", fill=MUTED)
     d.text(note_x, 284, "adds the token's own row", size=MIN_TEXT, anchor="start", fill=MUTED)
-    legend(d, x, 372, "signed", vmax, digits=2)
+    legend(d, x, 372, WORKSHEET)
     return d.render()
 
 
@@ -117,7 +117,8 @@ def seed_dots(worked: dict) -> str:
     def px(v):
         return x0 + (v - lo) / (hi - lo) * (x1 - x0)
 
-    d.rect(px(mean - sd), 40, px(mean + sd) - px(mean - sd), axis_y - 40, fill=shade(0.2), stroke="none", radius=0)
+    # the ±1 SD band in a neutral: it is no attention weight, so not the weight ramp's blue
+    d.rect(px(mean - sd), 40, px(mean + sd) - px(mean - sd), axis_y - 40, fill=SURFACE, stroke="none", radius=0)
     d.rect(px(mean) - 1.5, 32, 3, axis_y - 32, fill=ACCENT, stroke="none", radius=0)
     d.text(px(mean), 24, f"mean {number(mean, 2)}", size=MIN_TEXT, fill=ACCENT, weight="600")
     d.text(px(mean + sd) + 8, 60, f"± 1 SD = {number(sd, 2)}", size=MIN_TEXT, anchor="start", fill=MUTED)
@@ -242,7 +243,7 @@ def pictures(
             [("", f["E"])],
             f["token_labels"],
             f["features"],
-            meaning="signed",
+            scale_name=WORKSHEET,
             digits=1,
             cell_h=28,
         ),
@@ -254,7 +255,7 @@ def pictures(
             [("W_Q", f["W_Q"]), ("W_K", f["W_K"])],
             f["features"],
             HEAD_COLS,
-            meaning="signed",
+            scale_name=WORKSHEET,
             digits=1,
             cell_h=40,
         ),
@@ -271,12 +272,11 @@ def pictures(
             [(f"head {h['head']}", masked(h["weights_all"])) for h in heads],
             f["token_labels"],
             [str(s) for s in f["slots"]],
-            meaning="weight",
+            scale_name="weight",
             digits=2,
             cell_h=28,
             cell_w=47,
             gap=30,
-            legend_digits=0,
         ),
         "two_source": heatmaps(
             "fig-p3-two-source",
@@ -288,7 +288,7 @@ def pictures(
             [f"value row of {two['sources'][0]}", f"value row of {two['sources'][1]}", "one head's message"]
             + ["two heads' messages"],
             ["coordinate 1", "coordinate 2"],
-            meaning="signed",
+            scale_name="part3-two-source",
             digits=1,
             cell_h=40,
         ),

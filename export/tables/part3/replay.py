@@ -79,7 +79,7 @@ def weight_figure(
             col_labels=words,
             rotate_cols=True,
         )
-    legend(d, label_w, height - 38, "weight", 1.0)
+    legend(d, label_w, height - 38, "weight")
     return d.render()
 
 

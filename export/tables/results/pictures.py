@@ -58,10 +58,9 @@ def pictures(results_attention, results_per_step, results_runs, results_summary)
             [("", weights)],
             heads,
             words,
-            meaning="weight",
+            scale_name="weight",
             digits=3,
             cell_h=44,
-            legend_digits=0,
         )
         out["prompt_path"] = prompt_path(att)
     if ps.get("available"):
@@ -78,12 +77,11 @@ def pictures(results_attention, results_per_step, results_runs, results_summary)
             [("one pass", masked(hd["one_pass"])), ("per step (trained)", masked(hd["per_step"]))],
             k4["labels"],
             k4["words"],
-            meaning="weight",
+            scale_name="weight",
             digits=2,
             rotate_cols=True,
             cell_h=34,
             gap=40,
-            legend_digits=0,
         )
     if runs.get("available") and res.get("available"):
         kind_of = {k["label"]: k["kind"] for k in res["kinds"]}
