@@ -46,8 +46,9 @@ def _listed(data: dict, x, what: str) -> tuple[list, list]:
         source = source_of(x)
         if source is not None:
             return list(x), [f"{source}.{i}" for i in range(len(x))]
-        out = [resolve(data, item) if isinstance(item, str) and what == "values" else (item, source_of(item))
-               for item in x]
+        out = [
+            resolve(data, item) if isinstance(item, str) and what == "values" else (item, source_of(item)) for item in x
+        ]
         return [v for v, _ in out], [s for _, s in out]
     raise ValueError(f"m.predict: {what} must be a list or a source string 'TABLE.key' (got {x!r})")
 

@@ -120,8 +120,9 @@ def test_the_right_choice_is_computed_and_each_value_keeps_its_path():
     assert [s for s, *_ in p.printed] == ["t.w.0", "t.w.1", "t.w.2"]
     low = str(prediction_box(p, "low", "Which?", ["x", "y", "z"], ["t.w.0", "t.w.1", "t.w.2"], pick="min"))
     assert 'data-correct="0"' in low and "<strong>x</strong>" in low
-    html = str(prediction_box(p, "down", "Up?", ["rises", "falls"], ["t.before", "t.after"], "change",
-                              labels=["then", "now"]))
+    html = str(
+        prediction_box(p, "down", "Up?", ["rises", "falls"], ["t.before", "t.after"], "change", labels=["then", "now"])
+    )
     assert 'data-correct="1"' in html and "<strong>falls</strong>" in html and "(then)" in html
 
 
@@ -133,7 +134,10 @@ def test_the_right_choice_is_computed_and_each_value_keeps_its_path():
         ({"values": "t.w", "pick": "most"}, "not one of"),
         ({"values": [0.2, 0.5, 0.3]}, "read from a table"),
         ({"values": "t.w", "choices": ["a", "a", "b"]}, "read the same"),
-        ({"values": ["t.w.0", "t.w.0"], "choices": ["up", "down"], "pick": "change", "labels": ["x", "y"]}, "not change"),
+        (
+            {"values": ["t.w.0", "t.w.0"], "choices": ["up", "down"], "pick": "change", "labels": ["x", "y"]},
+            "not change",
+        ),
         ({"values": ["t.w.0", "t.w.1"], "choices": ["up", "down"], "pick": "change"}, "labels"),
         ({"values": "t.w", "ident": "Bad Id"}, "the id"),
         ({"values": "t.nope"}, "no key"),
