@@ -13,8 +13,8 @@ it falls; ``labels`` names the two moments). A tie, a missing value or choices
 that do not match the values stop the build.
 
 The box is one block: the question, the choices as text, an empty widget
-element (web/widgets/prediction.js turns it into buttons and hides the choices
-line and the answer until a pick or a skip), then the answer in a closed
+element (web/widgets/prediction.js turns it into buttons, in place of the
+choices' line, and hides the answer until a pick or a skip), then the answer in a closed
 <details>: the right choice and every value, each printed with its table path
 (provenance: span.v data-source), so the site tests check them against the
 JSON. Without JavaScript, and in the reading view, the question comes first and

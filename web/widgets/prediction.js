@@ -59,6 +59,6 @@ export function mount(element) {
 
   element.append(el('div', { class: 'pr-buttons', role: 'group', 'aria-label': 'Your guess' }, ...buttons, skip),
     verdict);
-  options.hidden = true;   // the buttons say the same
+  if (options) options.remove();   // the buttons say the same (print lists every choice in the answer)
   answer.hidden = true;
 }
