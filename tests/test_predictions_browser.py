@@ -118,7 +118,9 @@ def test_the_keyboard_picks_skips_and_never_blocks_the_deck(page, site_url, tabl
     # a prediction left alone does not hold the deck: the arrow keys move on and back
     go(page, third["slide"])
     page.locator(f"#pr-{third['id']} button[data-choice='0']").focus()
-    page.keyboard.press("ArrowRight")
+    steps = page.evaluate("Reveal.getCurrentSlide().querySelectorAll('.fragment').length")
+    for _ in range(steps + 1):  # the slide's steps (fragments) first, then the next slide
+        page.keyboard.press("ArrowRight")
     page.wait_for_function("(i) => Reveal.getIndices().h === i + 1", arg=third["slide"])
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("(i) => Reveal.getIndices().h === i", arg=third["slide"])
