@@ -28,6 +28,7 @@ from .listing import listing
 from .maps import code_table, map_strip
 from .math_spans import MathError, PageMath
 from .placeholders import Placeholders
+from .predictions import prediction_box
 from .provenance import Provenance
 from .values import bars_parts, figure_parts, fmt, resolve, table_parts, track
 
@@ -165,6 +166,7 @@ class Renderer:
             map_strip=lambda name, stage: map_strip(content_dir, name, stage, self.map_reach),
             map_code_table=lambda name: code_table(content_dir, name),
             exercise_box=lambda name: exercise_box(content_dir, name, self.printed_exercises()),
+            prediction_box=lambda *args, **kwargs: prediction_box(self.provenance, *args, **kwargs),
         )
         self.md = MarkdownIt("commonmark", {"html": True}).enable("table")
 

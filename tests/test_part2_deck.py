@@ -70,8 +70,9 @@ def text(widget, key):
 def test_deck_loads_clean_and_keyboard_reaches_the_last_slide(page, site_url):
     open_deck(page, site_url)
     assert page.locator(".widget-error").count() == 0
-    # the exercises (m.exercise) are widgets too; tests/test_exercises_browser.py tests them
-    mounted = page.locator(".widget[data-mounted=true]:not(.exercise)").evaluate_all(
+    # the exercises (m.exercise) and predictions (m.predict) are widgets too; tests/test_exercises_browser.py
+    # and tests/test_predictions_browser.py test them
+    mounted = page.locator(".widget[data-mounted=true]:not(.exercise, .pr-pick)").evaluate_all(
         "els => els.map(e => e.dataset.widget)"
     )
     assert sorted(mounted) == sorted(WIDGETS)
@@ -91,7 +92,7 @@ def test_deck_loads_clean_and_keyboard_reaches_the_last_slide(page, site_url):
 
 def test_hidden_answers_open_on_demand(page, site_url):
     open_deck(page, site_url)
-    details = page.locator("section details:not(.exercise-box, .ex-worked)")  # the self-check answers (not an exercise)
+    details = page.locator("section details:not(.exercise-box, .ex-worked, .pr-answer)")  # the self-check answers
     assert details.count() >= 4
     first = details.first
     index = first.evaluate("el => Reveal.getIndices(el.closest('section')).h")

@@ -150,6 +150,19 @@ export function mount(element) {
     el('div', { class: 'ex-buttons' }, hintButton, solutionButton, newButton), verdict, hint, solution);
   render();
   hidePrintedCopy(element);
+  openWhenAlone(element);
+}
+
+// A slide whose body holds nothing but exercises ("Your turn") would show one
+// closed line: there the exercise opens in place, as the slide's content
+// (exercise.css .exercise-alone), with nothing of the slide to cover.
+function openWhenAlone(element) {
+  const box = element.closest('.exercise-box');
+  const body = box && box.parentElement;
+  if (!body || !body.matches('.reveal .slide-body')) return;
+  if ([...body.children].some((c) => !c.matches('.exercise-box, .exercise-static'))) return;
+  box.classList.add('exercise-alone');
+  box.open = true;
 }
 
 // The built page's copy of the exercise (site_builder/exercises.py: the question and
