@@ -4,8 +4,8 @@ for the output folder only when every step succeeded."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import json
+import os
 import re
 import shutil
 from dataclasses import dataclass
