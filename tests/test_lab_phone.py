@@ -14,7 +14,8 @@ import pytest
 from support.lab import reset_lab
 
 PHONE = {"width": 390, "height": 844}
-MEASURE = (Path(__file__).parent / "support" / "phone_targets.js").read_text(encoding="utf-8").split("\n", 3)[3]
+SCRIPT = (Path(__file__).parent / "support" / "phone_targets.js").read_text(encoding="utf-8")
+MEASURE = SCRIPT[SCRIPT.index("() =>") :]  # the function, after its comment
 
 
 @pytest.fixture
