@@ -266,33 +266,6 @@ def print_blocking(record: dict) -> None:
         print(f"  {call} ({size}): longest main-thread task {r['longest_task_ms']} ms in {r['wall_ms'] / 1000:.1f} s")
 
 
-def only_blocking(args) -> int:
-    """Measure the lab's longest calls alone (bench/blocking.py) and replace that record of an existing bench.json."""
-    if not args.out.is_file():
-        print(f"bench: error: --only-blocking needs an existing {args.out}", file=sys.stderr)
-        return 2
-    report = json.loads(args.out.read_text(encoding="utf-8"))
-    presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
-    prompt = next((p["prompt"] for p in presets if p["id"] == CONFIG.decoding.held_out_preset), presets[0]["prompt"])
-    from playwright.sync_api import sync_playwright
-
-    server, url = start_server(args.site)
-    try:
-        with sync_playwright() as p:
-            browser = launch(p, "wasm")
-            print("bench: the main-thread blocking of the lab's longest calls (WASM)", flush=True)
-            record = blocking.blocking(browser, url, "wasm", prompt)
-            browser.close()
-    finally:
-        server.shutdown()
-    record["measured_at"] = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    report["blocking"] = record
-    args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"bench: wrote the blocking record of {args.out}")
-    print_blocking(record)
-    return 0
-
-
 def print_throttled(throttled: dict) -> None:
     print(
         f"  automatic at {throttled['mbit_s']:g} Mbit/s ({throttled['backend']}): "
@@ -303,12 +276,9 @@ def print_throttled(throttled: dict) -> None:
     )
 
 
-def only_throttled(args) -> int:
-    """Re-measure the throttled first visit alone (it changed with the lab's loading) and
-    replace that record of an existing bench.json; the rest stays as it was measured."""
-    if not args.out.is_file() or not args.mbit:
-        print(f"bench: error: --only-throttled needs an existing {args.out} and --mbit > 0", file=sys.stderr)
-        return 2
+def replace_record(args, key: str, measure) -> dict:
+    """Measure one record alone, ``measure(playwright, server, url, prompt)``, and
+    replace ``key`` of the existing --out with it; the rest stays as it was measured."""
     report = json.loads(args.out.read_text(encoding="utf-8"))
     presets = json.loads((args.site / SITE_ONNX / "presets.json").read_text(encoding="utf-8"))
     prompt = next((p["prompt"] for p in presets if p["id"] == CONFIG.decoding.held_out_preset), presets[0]["prompt"])
@@ -317,17 +287,50 @@ def only_throttled(args) -> int:
     server, url = start_server(args.site)
     try:
         with sync_playwright() as p:
-            browser = launch(p, "webgpu")
-            print(f"bench: browser, automatic choice over {args.mbit:g} Mbit/s", flush=True)
-            throttled = lab.throttled(browser, server, url, "auto", prompt, args.mbit, args.latency)
-            browser.close()
+            record = measure(p, server, url, prompt)
     finally:
         server.shutdown()
-    throttled["measured_at"] = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    report["throttled"] = throttled
+    record["measured_at"] = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    report[key] = record
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"bench: wrote the throttled record of {args.out}")
-    print_throttled(throttled)
+    print(f"bench: wrote the {key} record of {args.out}")
+    return record
+
+
+def only_throttled(args) -> int:
+    """Re-measure the throttled first visit alone (it changed with the lab's loading) and
+    replace that record of an existing bench.json; the rest stays as it was measured."""
+    if not args.out.is_file() or not args.mbit:
+        print(f"bench: error: --only-throttled needs an existing {args.out} and --mbit > 0", file=sys.stderr)
+        return 2
+
+    def measure(p, server, url, prompt):
+        browser = launch(p, "webgpu")
+        print(f"bench: browser, automatic choice over {args.mbit:g} Mbit/s", flush=True)
+        try:
+            return lab.throttled(browser, server, url, "auto", prompt, args.mbit, args.latency)
+        finally:
+            browser.close()
+
+    print_throttled(replace_record(args, "throttled", measure))
+    return 0
+
+
+def only_blocking(args) -> int:
+    """Measure the lab's longest calls alone (bench/blocking.py) and replace that record of an existing bench.json."""
+    if not args.out.is_file():
+        print(f"bench: error: --only-blocking needs an existing {args.out}", file=sys.stderr)
+        return 2
+
+    def measure(p, server, url, prompt):
+        browser = launch(p, "wasm")
+        print("bench: the main-thread blocking of the lab's longest calls (WASM)", flush=True)
+        try:
+            return blocking.blocking(browser, url, "wasm", prompt)
+        finally:
+            browser.close()
+
+    print_blocking(replace_record(args, "blocking", measure))
     return 0
 
 
