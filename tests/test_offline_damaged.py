@@ -45,3 +45,27 @@ def test_a_damaged_cached_script_is_named_offline_and_dropped(browser, site_dir)
     finally:
         context.close()
         server.shutdown()
+
+
+def test_a_stylesheet_that_does_not_load_is_named(browser, site_dir, tmp_path):
+    """A stylesheet of the site the host cannot give (here: missing from the
+    published copy) is named on the page with the host's answer, never a
+    silently unstyled page (issue 37, item 4: scripts or stylesheets)."""
+    from support.pages import linked_site
+
+    site = linked_site(site_dir, tmp_path)
+    (site / "assets" / "exercise.css").unlink()
+    server, url = start_server(site)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/decks/part2.html")
+        note = page.locator(".damaged-copy")
+        note.wait_for(timeout=30_000)
+        text = note.inner_text()
+        assert "assets/exercise.css" in text and "HTTP 404" in text and note.is_visible(), text
+        assert page.locator(".damaged-copy").count() == 1  # one line per file
+        page.wait_for_function("window.Reveal && Reveal.isReady()")  # the rest of the deck still works
+    finally:
+        context.close()
+        server.shutdown()

@@ -54,7 +54,7 @@ if (typeof navigator !== 'undefined' && navigator.serviceWorker) {
 export async function onDamagedScript(fileUrl, message, { reload = () => location.reload(),
   storage = globalThis.sessionStorage } = {}) {
   const url = new URL(fileUrl, location.href);
-  if (url.origin !== location.origin || !/\.js$/.test(url.pathname)) return 'ignored';
+  if (url.origin !== location.origin || !/\.(js|css)$/.test(url.pathname)) return 'ignored';
   const key = cacheKey(url);
   if (self.caches) {
     for (const name of (await caches.keys()).filter((n) => n.startsWith(PREFIX))) {
@@ -65,8 +65,13 @@ export async function onDamagedScript(fileUrl, message, { reload = () => locatio
   let again = false;
   try { again = storage?.getItem(flag) === 'yes'; storage?.setItem(flag, 'yes'); } catch { /* no storage */ }
   let online = false;
+  let status = null; // the host's answer, when it has no good copy either
   if (!again) { // a fresh copy to be had? (the host may be unreachable while the browser calls itself online)
-    try { online = (await fetch(url, { cache: 'no-store' })).ok; } catch { online = false; }
+    try {
+      const response = await fetch(url, { cache: 'no-store' });
+      online = response.ok;
+      if (!response.ok) status = response.status;
+    } catch { online = false; }
   }
   if (online) {
     reload();
@@ -76,8 +81,9 @@ export async function onDamagedScript(fileUrl, message, { reload = () => locatio
   line.className = 'damaged-copy';
   line.setAttribute('role', 'alert');
   line.textContent = `Part of this page could not load: ${url.pathname.replace(SITE_ROOT.pathname, '')} ` +
-    `(${message}). ${again ? 'Reload the page to fetch it again.'
-      : 'Its offline copy was damaged and is dropped: go online and reload the page.'}`;
+    `(${message}). ${status !== null ? `The site answers HTTP ${status} for it: the site's copy is incomplete.`
+      : again ? 'Reload the page to fetch it again.'
+        : 'Its offline copy was damaged and is dropped: go online and reload the page.'}`;
   (document.querySelector('.reveal') ? document.body : document.querySelector('main') || document.body)?.prepend(line);
   return 'named';
 }
@@ -87,6 +93,20 @@ if (typeof window !== 'undefined' && typeof location !== 'undefined' && location
     const parse = event.error instanceof SyntaxError || /SyntaxError|Unexpected (token|end)/.test(event.message || '');
     if (parse && event.filename) onDamagedScript(event.filename, event.message).catch(() => {});
   });
+  // A stylesheet of the site that did not load (missing, refused, or an offline copy
+  // that is gone) is named too, never a silently unstyled page: those in the page's
+  // head have loaded or failed before this module runs (a module waits for them; a
+  // failed one is left with no rules: every stylesheet of the site has some), a later
+  // one reports its error event.
+  const failedSheet = (link) => onDamagedScript(link.href, 'the stylesheet did not load').catch(() => {});
+  const empty = (sheet) => { try { return sheet.cssRules.length === 0; } catch { return false; } }; // (cross-origin)
+  for (const link of document.querySelectorAll('link[rel="stylesheet"]')) { // a failed load leaves no rules
+    if (!link.sheet || empty(link.sheet)) failedSheet(link);
+  }
+  window.addEventListener('error', (event) => {
+    const link = event.target;
+    if (link?.tagName === 'LINK' && link.rel === 'stylesheet') failedSheet(link);
+  }, true);
 }
 
 export async function registerOffline() {
