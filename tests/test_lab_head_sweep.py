@@ -120,7 +120,13 @@ def test_predict_first_asks_which_head_matters_most_before_the_sweep_is_shown(la
         assert answer == 1 + int(np.argmax(rises)), (answer, rises)
         assert gate.locator(".predict-verdict").text_content().startswith("Right: with head")
     finally:
-        toggle = lab.locator(".predict-toggle").first
+        # Predict first is kept for the visit: off again (by a toggle on screen), the shared lab's
+        # other tests see every view open
+        toggle = lab.locator("#score-body .predict-toggle").first
         if toggle.get_attribute("aria-pressed") == "true":
             toggle.click()
+        assert lab.evaluate("JSON.parse(sessionStorage.getItem('attention-lab-predict-v1') || '{}').on") in (
+            None,
+            False,
+        )
         lab.check("input[name=task][value=generate]")

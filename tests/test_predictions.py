@@ -21,8 +21,8 @@ from markupsafe import Markup
 from site_builder.predictions import prediction_box
 from site_builder.provenance import Provenance
 from site_builder.values import fmt, track
+from support.predictions import DECKS, expected_choice, lookup
 
-DECKS = ["maps", "part2", "part3", "results"]
 BOX = re.compile(r'<div class="prediction" id="pr-([a-z0-9-]+)"(.*?)</details></div>', re.S)
 VALUE = re.compile(r'<span class="v" data-source="([^"]+)" data-digits="(\d+)" data-kind="num">([^<]*)</span>')
 
@@ -41,24 +41,6 @@ def boxes(html: str) -> dict[str, str]:
 
 def attr(box: str, name: str) -> str:
     return unescape(re.search(rf'\b{name}="([^"]*)"', box).group(1))
-
-
-def lookup(table, source: str):
-    """build/tables' value at a source path "TABLE.key.0" (read by the test itself)."""
-    name, *path = source.split(".")
-    value = table(name)
-    for key in path:
-        value = value[int(key)] if isinstance(value, list) else value[key]
-    return value
-
-
-def expected_choice(pick: str, values: list[float]) -> int:
-    if pick == "change":
-        assert values[0] != values[1]
-        return 0 if values[1] > values[0] else 1
-    best = max(values) if pick == "max" else min(values)
-    assert values.count(best) == 1
-    return values.index(best)
 
 
 @pytest.mark.parametrize("medium", ["decks", "read"])

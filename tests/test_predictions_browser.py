@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_predictions import DECKS, expected_choice, lookup
 
 from site_builder.values import fmt
 from support.decks import open_deck
 from support.lab import AXE
 from support.pages import PageWatch
+from support.predictions import DECKS, expected_choice, lookup
 
 # per prediction: its id, slide, choices, value paths, pick and digits, read from the page
 BOXES = """() => [...document.querySelectorAll('[data-prediction]')].map((b) => ({
