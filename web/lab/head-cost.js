@@ -50,7 +50,8 @@ export function loadHeadCost() {
   return loading;
 }
 
-const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+// A change in nats/token, signed, to 3 decimals (the head-cost line and the head sweep's table)
+export const signed = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
 // The model a head's cost is weighed against: for four heads the one-head
 // model, for one head the MLP (their test cross-entropy, from the same table).

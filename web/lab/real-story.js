@@ -7,9 +7,10 @@
 
 import { detokenizePieces } from '../core/tokenizer.js';
 import { el, fmt } from '../core/dom.js';
-import { analyse, schedulePreview, selectPreset, showPageError, syncTask } from './controls.js';
+import { analyse, schedulePreview, selectPreset, showPageError, showTask } from './controls.js';
 import { score } from './job-score.js';
 import { S, $ } from './state.js';
+import { promptEcho } from './view.js';
 
 // The section, empty and hidden until a run's prompt starts a dataset story.
 export function realStoryView() {
@@ -23,11 +24,14 @@ export function realStoryView() {
 
 // The preset whose source story starts with exactly these prompt tokens, and that
 // story's tokens (null when the prompt starts no dataset story).
+const storyTokens = new WeakMap(); // preset -> its source story's tokens, tokenized once
+
 export function storyOf(promptTokens) {
   if (!promptTokens.length) return null;
   for (const preset of S.presets || []) {
     if (!preset.source?.text) continue;
-    const story = analyse(preset.source.text).tokens;
+    if (!storyTokens.has(preset)) storyTokens.set(preset, analyse(preset.source.text).tokens);
+    const story = storyTokens.get(preset);
     if (story.length > promptTokens.length && promptTokens.every((t, i) => story[i] === t)) return { preset, story };
   }
   return null;
@@ -53,12 +57,12 @@ export function renderRealStory(run) {
   if (!found) return;
   const real = realContinuation(run.promptTokens, found.story, run.options.limit);
   const src = found.preset.source;
-  $('real-story-note').textContent = `${found.preset.label}: the next ${fmt.int(real.tokens.length)} ` +
-    `token${real.tokens.length === 1 ? '' : 's'} of the story (${src.dataset}, our ${src.split} split), ` +
-    'as many as your token limit; compare each model\'s continuation above with it.';
-  const echo = detokenizePieces(run.promptTokens).join('');
+  const count = `${fmt.int(real.tokens.length)} token${real.tokens.length === 1 ? '' : 's'}`;
+  $('real-story-note').textContent = `${found.preset.label}: ` +
+    (real.ends ? `the rest of the story, ${count}` : `the next ${count} of the story, as many as your token limit`) +
+    ` (${src.dataset}, our ${src.split} split); compare each model's continuation above with it.`;
   $('real-story-text').replaceChildren(...[
-    el('span', { class: 'prompt-echo', text: echo.length > 120 ? `…${echo.slice(-120)}` : echo }),
+    promptEcho(run.promptTokens),
     el('span', { class: 'generated', text: real.text }),
     real.ends ? el('span', { class: 'story-end', text: ' <EOS>', title: 'the story ends here' }) : null]
     .filter(Boolean)); // (replaceChildren writes a null as the text "null")
@@ -66,8 +70,7 @@ export function renderRealStory(run) {
 
 function scoreReal() {
   if (!shown) return;
-  document.querySelector('input[name="task"][value="score"]').checked = true;
-  syncTask();
+  showTask('score');
   selectPreset(shown.id); // in Score mode: the whole story in the text box
   schedulePreview();
   score({ text: shown.source.text, eos: $('score-eos').checked }).catch((err) => showPageError(err.message));

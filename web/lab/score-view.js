@@ -10,6 +10,7 @@ import { softmax, topK } from '../core/decoding.js';
 import { slideLink } from './slides.js';
 import { objectKey, predictGate } from './predict.js';
 import { noAblation } from './guards.js';
+import { signed } from './head-cost.js';
 
 const SHORT = { mlp: 'MLP', attn1: '1 head', attn4: '4 heads' };
 const RUNTIME_NAMES = { webgpu: 'WebGPU', wasm: 'WASM (CPU)' };
@@ -307,8 +308,6 @@ function sweepBox(sc, metadata, onSweep) {
     el('div', { id: 'head-sweep', 'aria-live': 'polite' }));
 }
 
-const nats = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
-
 // The sweep's table per attention model, and one line naming the head that
 // matters most on this text and on the test set.
 export function renderHeadSweep(container, result, metadata) {
@@ -322,8 +321,8 @@ export function renderHeadSweep(container, result, metadata) {
       el('th', { scope: 'row', text: metadata.models[kind].heads > 1 ? `head ${r.head}` : 'its one head' }),
       el('td', { 'data-value': 'cross_entropy', text: fmt.num(r.cross_entropy, 3) }),
       el('td', { text: fmt.num(Math.exp(r.cross_entropy), 2) }),
-      el('td', { 'data-value': 'rise', text: nats(r.rise) }),
-      el('td', { 'data-value': 'test_rise', text: r.test_rise === null ? '–' : nats(r.test_rise) })));
+      el('td', { 'data-value': 'rise', text: signed(r.rise) }),
+      el('td', { 'data-value': 'test_rise', text: r.test_rise === null ? '–' : signed(r.test_rise) })));
     for (const tr of rows) {
       [...tr.querySelectorAll('td')].forEach((td, i) => td.setAttribute('data-label', columns[i + 1]));
     }
@@ -361,7 +360,7 @@ function askTopHead(container, result, metadata) {
   const verdict = container.querySelector(`.sweep-verdict[data-kind="${kind}"]`);
   if (!table || !verdict) return;
   const best = m.ranking[0];
-  const rise = (h) => `${nats(m.heads[h - 1].rise)} nats/token`;
+  const rise = (h) => `${signed(m.heads[h - 1].rise)} nats/token`;
   predictGate({ key: `sweep-${objectKey(result)}`, before: verdict, noun: 'head sweep',
     question: `Predict first: which head of the ${metadata.models[kind].label.toLowerCase()} model matters most ` +
       'on this text (switching it off raises the cross-entropy most)?',

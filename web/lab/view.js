@@ -128,15 +128,19 @@ export function renderExperimentRun(view, run, kind) {
     el('p', { class: 'note exp-verdict', 'aria-live': 'polite', text: verdict }));
 }
 
+// The prompt before a continuation, in grey: its last 120 characters as text.
+export function promptEcho(promptTokens) {
+  const echo = detokenizePieces(promptTokens).join('');
+  return el('span', { class: 'prompt-echo', text: echo.length > 120 ? `…${echo.slice(-120)}` : echo });
+}
+
 // The continuation twice: as readable text (punctuation attached, as
 // models/tokenizer.py's detokenize does, continuing the prompt's quotes), and as
 // token chips that open the inspect panel. Only new chips are appended while
 // a generation streams; a redraw keeps the focused chip focused.
 export function renderOutput(view, promptTokens, newTokens, steps, stop, onSelect, selected) {
   const pieces = detokenizePieces([...promptTokens, ...newTokens]);
-  const echo = detokenizePieces(promptTokens).join('');
-  const tail = echo.length > 120 ? `…${echo.slice(-120)}` : echo;
-  view.text.replaceChildren(el('span', { class: 'prompt-echo', text: tail }),
+  view.text.replaceChildren(promptEcho(promptTokens),
     el('span', { class: 'generated', text: pieces.slice(promptTokens.length).join('') }));
   const chipCount = newTokens.length + (stop === 'eos' ? 1 : 0);
   const existing = view.output.querySelectorAll('.tok');
