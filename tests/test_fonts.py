@@ -31,17 +31,19 @@ def test_every_face_swaps_and_every_page_preloads_the_body_face(site_dir):
         assert body_url.split("?")[0].endswith("." + preload.group(2))
 
 
-def test_every_face_is_woff2_with_every_glyph_of_the_theme(site_dir):
-    """The faces are served as WOFF2 (about a third smaller than the theme's WOFF),
-    converted without dropping a glyph: each file maps the same characters as the
-    reveal.js theme's embedded face of the same weight and style."""
+def test_every_face_is_a_woff2_subset_that_keeps_every_character_of_the_course(site_dir):
+    """The faces are served as WOFF2 subsets (site_builder/fonts.py SUBSET_RANGES):
+    each file maps exactly the theme's characters inside the course's ranges (none
+    dropped, none outside), its @font-face names that range, it is under a half of
+    the theme's WOFF, and every character of every page's text that the theme's
+    face can draw is in the subset."""
     import base64
     import io
 
     from fontTools.ttLib import TTFont
 
     from site_builder.assemble import NODE_MODULES
-    from site_builder.fonts import DATA_URL, THEME
+    from site_builder.fonts import DATA_URL, THEME, UNICODE_RANGE, in_subset
 
     def key(face: str) -> tuple[str, str]:
         return re.search(r"font-weight:\s*(\w+)", face).group(1), re.search(r"font-style:\s*(\w+)", face).group(1)
@@ -50,11 +52,20 @@ def test_every_face_is_woff2_with_every_glyph_of_the_theme(site_dir):
     css = (site_dir / "assets" / "fonts.css").read_text(encoding="utf-8")
     served = FACE.findall(css)
     assert len(served) == len(theme) >= 4
+    text = set()
+    for page in site_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        html = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", html, flags=re.S)
+        text |= {ord(c) for c in re.sub(r"<[^>]+>", " ", html)}
     for face in served:
         url = re.search(r"url\(([^)]+)\)", face).group(1).split("?")[0]
         assert url.endswith(".woff2") and 'format("woff2")' in face, face
+        assert f"unicode-range:{UNICODE_RANGE}" in face, face
         data = (site_dir / "assets" / url).read_bytes()
         assert data[:4] == b"wOF2", url
-        original = base64.b64decode(DATA_URL.search(theme[key(face)]).group(2))
-        assert len(data) < 0.8 * len(original), (url, len(data), len(original))
-        assert TTFont(io.BytesIO(data)).getBestCmap() == TTFont(io.BytesIO(original)).getBestCmap(), url
+        original = TTFont(io.BytesIO(base64.b64decode(DATA_URL.search(theme[key(face)]).group(2)))).getBestCmap()
+        subset = TTFont(io.BytesIO(data)).getBestCmap()
+        assert len(data) < 0.5 * len(base64.b64decode(DATA_URL.search(theme[key(face)]).group(2))), (url, len(data))
+        assert set(subset) == {c for c in original if in_subset(c)}, url
+        missing = sorted(chr(c) for c in text if c in original and c not in subset)
+        assert not missing, (url, "characters of the pages cut from the face", missing[:20])

@@ -39,167 +39,185 @@
     sizeFigures();
   }
 
+  // reveal.js starts after the page's first paint (printing: at once), so the
+  // browser shows the slide before it lays out the deck; a tab in the
+  // background, which draws no frames, starts it within 100 ms
   setMode();
-  Reveal.initialize({
-    hash: true,
-    history: false,
-    progress: true,
-    slideNumber: "c/t",
-    controls: true,
-    center: false,
-    display: "flex",
-    ...canvas(),
-    scrollActivationWidth: null,   // never reveal's scroll view: a phone gets the layout above
-    touch: !phone(),
-    transition: "none",
-    viewDistance: 1,               // only the slide shown and its neighbours are displayed (laid out)
-    mobileViewDistance: 1,
-    pdfMaxPagesPerSlide: 1,
-    pdfSeparateFragments: false,   // print one page per slide, with every step shown
-    plugins: [RevealNotes],
-    // Space or Enter on a focused control (a self-check <summary>, a widget
-    // button, a link) acts on that control and does not also change the slide.
-    keyboardCondition: (event) => {
-      const target = event.target;
-      const onControl = target && target.closest && target.closest("summary, button, a, select");
-      return !(onControl && (event.key === " " || event.key === "Enter"));
-    },
-  });
+  let started = false;
+  function startOnce() {
+    if (started) return;
+    started = true;
+    start();
+  }
+  if (printing) startOnce();
+  else {
+    requestAnimationFrame(() => setTimeout(startOnce, 0));
+    setTimeout(startOnce, 100);
+  }
 
-  // A slide whose content does not fit the canvas is set one or two steps
-  // tighter (site.css .dense, .denser): smaller body text and figures, never
-  // under the 18 px floor. Measuring forces a layout of the slide, so only the
-  // slide shown and its two neighbours are measured, when shown (not every
-  // slide of a deck at once: on a slow phone that froze the page for seconds);
-  // a slide is measured again when a widget on it has drawn itself, or when
-  // the page turns from phone to wide. Printing measures every slide.
-  // A measured slide carries data-fitted (tests/test_deck_fit.py counts them).
-  function overflows(section) {
-    const wide = [...section.querySelectorAll("pre")].some((p) => p.scrollWidth > p.clientWidth + 1);
-    return wide || section.scrollHeight > section.clientHeight + 1;
-  }
-  // Whatever scrolls can be reached from the keyboard: a listing wider than its
-  // box, and on a phone the slide itself.
-  function reachable(el, name) {
-    if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
-    if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", name);
-  }
-  function fitSlide(section) {
-    section.classList.remove("dense", "denser");
-    const shown = section.style.display;
-    section.style.display = "flex";
-    if (!phone()) {
-      if (overflows(section)) section.classList.add("dense");
-      if (overflows(section)) section.classList.replace("dense", "denser");
-    }
-    section.querySelectorAll(".listing pre").forEach((pre) => {
-      const scrolls = pre.scrollWidth > pre.clientWidth + 1 || pre.scrollHeight > pre.clientHeight + 1;
-      if (scrolls) reachable(pre, "code listing");
+  function start() {
+    Reveal.initialize({
+      hash: true,
+      history: false,
+      progress: true,
+      slideNumber: "c/t",
+      controls: true,
+      center: false,
+      display: "flex",
+      ...canvas(),
+      scrollActivationWidth: null,   // never reveal's scroll view: a phone gets the layout above
+      touch: !phone(),
+      transition: "none",
+      viewDistance: 1,               // only the slide shown and its neighbours are displayed (laid out)
+      mobileViewDistance: 1,
+      pdfMaxPagesPerSlide: 1,
+      pdfSeparateFragments: false,   // print one page per slide, with every step shown
+      plugins: [RevealNotes],
+      // Space or Enter on a focused control (a self-check <summary>, a widget
+      // button, a link) acts on that control and does not also change the slide.
+      keyboardCondition: (event) => {
+        const target = event.target;
+        const onControl = target && target.closest && target.closest("summary, button, a, select");
+        return !(onControl && (event.key === " " || event.key === "Enter"));
+      },
     });
-    if (phone()) reachable(section, `slide ${Number(section.dataset.slide) + 1}`);
-    else if (section.getAttribute("tabindex") === "0") section.removeAttribute("tabindex");
-    section.style.display = shown;
-    section.dataset.fitted = "true";
-  }
-  function nearSlides() {
-    const slides = Reveal.getSlides();
-    if (printing) return slides;
-    const i = slides.indexOf(Reveal.getCurrentSlide());
-    return [slides[i], slides[i - 1], slides[i + 1]].filter(Boolean);
-  }
-  function fitNear() {
-    for (const section of nearSlides()) if (section.dataset.fitted !== "true") fitSlide(section);
-  }
-  function refitAll() {   // the canvas changed: every measure is stale
-    document.querySelectorAll(".reveal .slides section[data-fitted]").forEach((s) => delete s.dataset.fitted);
-    fitNear();
-  }
-  Reveal.on("ready", fitNear);
-  Reveal.on("slidechanged", fitNear);
 
-  // ?print-pdf: an exercise's printed copy (question and worked solution,
-  // site_builder/exercises.py) stands on its slide's page; where it would push
-  // the slide off its page, it gets a page of its own right after, headed by
-  // the exercise's title.
-  function pageExercises() {
-    for (const page of document.querySelectorAll(".reveal .slides .pdf-page")) {
-      const section = page.querySelector(":scope > section");
-      const copies = section ? [...section.querySelectorAll(".exercise-static")] : [];
-      if (!copies.length) continue;
-      fitSlide(section);
-      if (!overflows(section)) continue;
-      const own = document.createElement("section");
-      own.className = "exercise-page present";
-      own.style.cssText = `left: ${section.style.left}; top: ${section.style.top}; width: ${section.style.width}`;
-      for (const copy of copies) {
-        const title = document.createElement("h2");
-        const summary = copy.previousElementSibling && copy.previousElementSibling.querySelector("summary");
-        title.textContent = summary ? summary.textContent : "Exercise";
-        if (summary) summary.parentElement.classList.add("exercise-moved");   // exercise.css: "on the next page"
-        own.append(title, copy);
+    // A slide whose content does not fit the canvas is set one or two steps
+    // tighter (site.css .dense, .denser): smaller body text and figures, never
+    // under the 18 px floor. Measuring forces a layout of the slide, so only the
+    // slide shown and its two neighbours are measured, when shown (not every
+    // slide of a deck at once: on a slow phone that froze the page for seconds);
+    // a slide is measured again when a widget on it has drawn itself, or when
+    // the page turns from phone to wide. Printing measures every slide.
+    // A measured slide carries data-fitted (tests/test_deck_fit.py counts them).
+    function overflows(section) {
+      const wide = [...section.querySelectorAll("pre")].some((p) => p.scrollWidth > p.clientWidth + 1);
+      return wide || section.scrollHeight > section.clientHeight + 1;
+    }
+    // Whatever scrolls can be reached from the keyboard: a listing wider than its
+    // box, and on a phone the slide itself.
+    function reachable(el, name) {
+      if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "0");
+      if (!el.hasAttribute("aria-label")) el.setAttribute("aria-label", name);
+    }
+    function fitSlide(section) {
+      section.classList.remove("dense", "denser");
+      const shown = section.style.display;
+      section.style.display = "flex";
+      if (!phone()) {
+        if (overflows(section)) section.classList.add("dense");
+        if (overflows(section)) section.classList.replace("dense", "denser");
       }
-      const next = document.createElement("div");
-      next.className = "pdf-page";
-      next.style.height = page.style.height;
-      next.append(own);
-      page.after(next);
-      fitSlide(section);
+      section.querySelectorAll(".listing pre").forEach((pre) => {
+        const scrolls = pre.scrollWidth > pre.clientWidth + 1 || pre.scrollHeight > pre.clientHeight + 1;
+        if (scrolls) reachable(pre, "code listing");
+      });
+      if (phone()) reachable(section, `slide ${Number(section.dataset.slide) + 1}`);
+      else if (section.getAttribute("tabindex") === "0") section.removeAttribute("tabindex");
+      section.style.display = shown;
+      section.dataset.fitted = "true";
     }
-  }
-  if (printing) Reveal.on("pdf-ready", pageExercises);
-  // a widget that mounted (widgets/loader.js sets data-mounted) changed its slide's height
-  new MutationObserver((records) => {
-    let stale = false;
-    for (const r of records) {
-      const section = r.target.closest && r.target.closest("section[data-fitted]");
-      if (section) { delete section.dataset.fitted; stale = true; }
+    function nearSlides() {
+      const slides = Reveal.getSlides();
+      if (printing) return slides;
+      const i = slides.indexOf(Reveal.getCurrentSlide());
+      return [slides[i], slides[i - 1], slides[i + 1]].filter(Boolean);
     }
-    if (stale && Reveal.isReady()) fitNear();
-  }).observe(document.querySelector(".reveal .slides"),
-    { subtree: true, attributes: true, attributeFilter: ["data-mounted"] });
+    function fitNear() {
+      for (const section of nearSlides()) if (section.dataset.fitted !== "true") fitSlide(section);
+    }
+    function refitAll() {   // the canvas changed: every measure is stale
+      document.querySelectorAll(".reveal .slides section[data-fitted]").forEach((s) => delete s.dataset.fitted);
+      fitNear();
+    }
+    Reveal.on("ready", fitNear);
+    Reveal.on("slidechanged", fitNear);
 
-  PHONE.addEventListener("change", () => {
-    setMode();
-    Reveal.configure({ ...canvas(), touch: !phone() });
-    refitAll();
-  });
-
-  // swipe on a phone: the page scrolls up and down natively (touch-action:
-  // pan-y), a mostly sideways stroke changes the slide
-  // (not on a table or figure that scrolls sideways itself, nor on a slider)
-  function scrollsSideways(el) {
-    for (let e = el; e && !e.matches("section"); e = e.parentElement) {
-      if (e.matches("[data-prevent-swipe], input, select") || e.scrollWidth > e.clientWidth + 1) return true;
+    // ?print-pdf: an exercise's printed copy (question and worked solution,
+    // site_builder/exercises.py) stands on its slide's page; where it would push
+    // the slide off its page, it gets a page of its own right after, headed by
+    // the exercise's title.
+    function pageExercises() {
+      for (const page of document.querySelectorAll(".reveal .slides .pdf-page")) {
+        const section = page.querySelector(":scope > section");
+        const copies = section ? [...section.querySelectorAll(".exercise-static")] : [];
+        if (!copies.length) continue;
+        fitSlide(section);
+        if (!overflows(section)) continue;
+        const own = document.createElement("section");
+        own.className = "exercise-page present";
+        own.style.cssText = `left: ${section.style.left}; top: ${section.style.top}; width: ${section.style.width}`;
+        for (const copy of copies) {
+          const title = document.createElement("h2");
+          const summary = copy.previousElementSibling && copy.previousElementSibling.querySelector("summary");
+          title.textContent = summary ? summary.textContent : "Exercise";
+          if (summary) summary.parentElement.classList.add("exercise-moved");   // exercise.css: "on the next page"
+          own.append(title, copy);
+        }
+        const next = document.createElement("div");
+        next.className = "pdf-page";
+        next.style.height = page.style.height;
+        next.append(own);
+        page.after(next);
+        fitSlide(section);
+      }
     }
-    return false;
-  }
-  let start = null;
-  const reveal = document.querySelector(".reveal");
-  reveal.addEventListener("pointerdown", (e) => {
-    start = e.pointerType === "touch" && phone() && !scrollsSideways(e.target) ? { x: e.clientX, y: e.clientY } : null;
-  });
-  reveal.addEventListener("pointercancel", () => { start = null; });
-  reveal.addEventListener("pointerup", (e) => {
-    if (!start) return;
-    const dx = e.clientX - start.x, dy = e.clientY - start.y;
-    start = null;
-    if (Math.abs(dx) > SWIPE && Math.abs(dx) > 1.5 * Math.abs(dy)) {
-      if (dx < 0) Reveal.next(); else Reveal.prev();
-    }
-  });
+    if (printing) Reveal.on("pdf-ready", pageExercises);
+    // a widget that mounted (widgets/loader.js sets data-mounted) changed its slide's height
+    new MutationObserver((records) => {
+      let stale = false;
+      for (const r of records) {
+        const section = r.target.closest && r.target.closest("section[data-fitted]");
+        if (section) { delete section.dataset.fitted; stale = true; }
+      }
+      if (stale && Reveal.isReady()) fitNear();
+    }).observe(document.querySelector(".reveal .slides"),
+      { subtree: true, attributes: true, attributeFilter: ["data-mounted"] });
 
-  // the reading view link opens the reading view at the slide shown
-  const reading = document.querySelector(".home-link .reading-link");
-  function followSlide() {
-    if (!reading) return;
-    const h = Reveal.getIndices().h;
-    const last = Reveal.getTotalSlides() - 1;   // the closing "Where next" slide has no reading-view twin
-    reading.setAttribute("href", reading.getAttribute("href").split("#")[0] + (h < last ? `#slide-${h}` : ""));
-    // a new slide starts at its top
-    const slide = Reveal.getCurrentSlide();
-    if (slide) slide.scrollTop = 0;
-    if (window.markScrollRegions) window.markScrollRegions();   // scrolls.js: wide things on a phone
+    PHONE.addEventListener("change", () => {
+      setMode();
+      Reveal.configure({ ...canvas(), touch: !phone() });
+      refitAll();
+    });
+
+    // swipe on a phone: the page scrolls up and down natively (touch-action:
+    // pan-y), a mostly sideways stroke changes the slide
+    // (not on a table or figure that scrolls sideways itself, nor on a slider)
+    function scrollsSideways(el) {
+      for (let e = el; e && !e.matches("section"); e = e.parentElement) {
+        if (e.matches("[data-prevent-swipe], input, select") || e.scrollWidth > e.clientWidth + 1) return true;
+      }
+      return false;
+    }
+    let swipeFrom = null;
+    const reveal = document.querySelector(".reveal");
+    reveal.addEventListener("pointerdown", (e) => {
+      const touch = e.pointerType === "touch" && phone() && !scrollsSideways(e.target);
+      swipeFrom = touch ? { x: e.clientX, y: e.clientY } : null;
+    });
+    reveal.addEventListener("pointercancel", () => { swipeFrom = null; });
+    reveal.addEventListener("pointerup", (e) => {
+      if (!swipeFrom) return;
+      const dx = e.clientX - swipeFrom.x, dy = e.clientY - swipeFrom.y;
+      swipeFrom = null;
+      if (Math.abs(dx) > SWIPE && Math.abs(dx) > 1.5 * Math.abs(dy)) {
+        if (dx < 0) Reveal.next(); else Reveal.prev();
+      }
+    });
+
+    // the reading view link opens the reading view at the slide shown
+    const reading = document.querySelector(".home-link .reading-link");
+    function followSlide() {
+      if (!reading) return;
+      const h = Reveal.getIndices().h;
+      const last = Reveal.getTotalSlides() - 1;   // the closing "Where next" slide has no reading-view twin
+      reading.setAttribute("href", reading.getAttribute("href").split("#")[0] + (h < last ? `#slide-${h}` : ""));
+      // a new slide starts at its top
+      const slide = Reveal.getCurrentSlide();
+      if (slide) slide.scrollTop = 0;
+      if (window.markScrollRegions) window.markScrollRegions();   // scrolls.js: wide things on a phone
+    }
+    Reveal.on("ready", followSlide);
+    Reveal.on("slidechanged", followSlide);
   }
-  Reveal.on("ready", followSlide);
-  Reveal.on("slidechanged", followSlide);
 })();

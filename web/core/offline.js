@@ -9,6 +9,7 @@
 // runtimes: lab/runtime.js. Versioned URLs: core/version.js.
 
 import { BUILD, buildOf } from './version.js';
+import { afterFirstPaint } from './paint.js';
 
 const PREFIX = 'attention-course-shell-'; // also in sw.js
 export const SHELL_CACHE = PREFIX + (BUILD || 'unversioned');
@@ -250,9 +251,10 @@ export function keepPageOffline(settleMs = 1500) {
   if (location.protocol === 'file:') return Promise.resolve({ ok: false, reason: 'opened as a file' });
   const loaded = document.readyState === 'complete' ? Promise.resolve()
     : new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
-  return registerOffline().then(async (o) => {
+  // the service worker starts once the page is loaded and shown (core/paint.js):
+  // installing it competes with the first paint on a slow phone
+  return loaded.then(afterFirstPaint).then(registerOffline).then(async (o) => {
     if (!o.ok) return o;
-    await loaded;
     const first = await keepShell(shellUrls());
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const later = await keepShell(shellUrls());

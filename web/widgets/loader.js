@@ -3,7 +3,12 @@
 // mount(element, tableData)) and passes it the parsed tables/TABLE.json.
 // URLs are relative to this file, so the site works under any base path, and
 // carry this file's build (core/version.js), so a page never mixes two builds.
+//
+// A deck mounts after its first paint (core/paint.js), the slide shown and its
+// neighbours first, then the rest one at a time, letting the page draw and
+// answer keys between them; data-widgets-ready on <html> says when all are up.
 import { versioned } from "../core/version.js";
+import { afterFirstPaint, yieldToPage } from "../core/paint.js";
 
 const NAME = /^[a-z0-9-]+$/;
 const TABLES = new URL("../tables/", import.meta.url);
@@ -44,9 +49,24 @@ export async function mountWidget(element) {
   }
 }
 
+// the widgets on the slide shown and its neighbours (a deck), before the rest
+function nearFirst(elements) {
+  const reveal = window.Reveal;
+  if (!reveal || !reveal.isReady || !reveal.isReady()) return elements;
+  const slides = reveal.getSlides(), shown = slides.indexOf(reveal.getCurrentSlide());
+  const near = (e) => Math.abs(slides.indexOf(e.closest("section")) - shown) <= 1;
+  return [...elements.filter(near), ...elements.filter((e) => !near(e))];
+}
+
 export async function mountAll(root = document) {
-  const elements = [...root.querySelectorAll(".widget[data-widget]")];
-  await Promise.all(elements.map(mountWidget));
+  await afterFirstPaint();
+  const elements = nearFirst([...root.querySelectorAll(".widget[data-widget]")]);
+  const pending = [];
+  for (const element of elements) {
+    pending.push(mountWidget(element));
+    await yieldToPage();
+  }
+  await Promise.all(pending);
   document.documentElement.dataset.widgetsReady = String(elements.length);
 }
 
