@@ -267,7 +267,8 @@ function chosenLine(it, vocab, after, experiment) {
 function resultLine(it, vocab, after, experiment, control) {
   const name = (id) => `"${id === EOS_ID ? '<EOS>' : visibleToken(vocab.token(id))}"`;
   const label = it.entry.label;
-  const line = (...parts) => el('p', { class: 'note exp-readout', 'data-kind': it.kind, 'data-for': control }, ...parts);
+  const line = (...parts) => el('p', { class: 'note exp-readout', 'data-kind': it.kind, 'data-for': control },
+    ...parts);
   const target = it.target;
   if (target === null || target === undefined) return line(`${label}: no chosen token at this step.`);
   if (!experiment || !it.before) {
@@ -279,7 +280,8 @@ function resultLine(it, vocab, after, experiment, control) {
   const top = greedyChoice(it.logits);
   return el('p', { class: 'note exp-readout changed', 'data-kind': it.kind, 'data-for': control,
     'data-before': String(was), 'data-after': String(after[target]), 'data-top-after': top },
-  el('strong', { text: `${label}: ` }), `${name(target)} ${fmt.pct(was)} → `, el('strong', { text: fmt.pct(after[target]) }),
+  el('strong', { text: `${label}: ` }), `${name(target)} ${fmt.pct(was)} → `,
+  el('strong', { text: fmt.pct(after[target]) }),
   top === target ? ', still its top choice.' : `; top choice now ${name(top)} (${fmt.pct(after[top])}).`);
 }
 

@@ -46,8 +46,8 @@ export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide,
       'each model\'s own word (its context strip shows it masked). Generate and Score use the experiment too.'),
     strip,
     // each model's chosen token before and after, right under the strip that changed it
-    readouts.length ? el('div', { class: 'exp-readouts', 'aria-label': 'Each model\'s chosen token with your experiment',
-      role: 'group' }, readouts) : null,
+    readouts.length ? el('div', { class: 'exp-readouts', role: 'group',
+      'aria-label': 'Each model\'s chosen token with your experiment' }, readouts) : null,
     el('p', { class: 'note intervention-state', 'aria-live': 'polite' },
       active ? `Now: ${changes.join('; ')}. The probabilities here and below are with these changes. `
         : 'Nothing changed yet. ',

@@ -216,11 +216,14 @@ export function showModel(kind, keepPart = true) {
   const tabs = document.getElementById('model-tabs');
   const line = tabs.getBoundingClientRect().bottom;
   const before = main.dataset.show;
-  const part = keepPart && PHONE.matches && before && before !== kind ? [...document.querySelectorAll(`#inspect-body :is(.inspect-model, .inspect-attention)` +
-    `[data-kind="${before}"]`)].find((e) => { const b = e.getBoundingClientRect(); return b.top < line && b.bottom > line; })
-    : null;
+  const parts = (k) => [...document.querySelectorAll(`#inspect-body :is(.inspect-model, .inspect-attention)` +
+    `[data-kind="${k}"]`)];
+  const across = (e) => { const b = e.getBoundingClientRect(); return b.top < line && b.bottom > line; };
+  const part = keepPart && PHONE.matches && before && before !== kind ? parts(before).find(across) : null;
   main.dataset.show = kind;
-  for (const b of tabs.querySelectorAll('button')) b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
+  for (const b of tabs.querySelectorAll('button')) {
+    b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
+  }
   if (part) {
     const same = document.querySelector(`#inspect-body .${part.classList[0]}[data-kind="${kind}"]`)
       || document.querySelector(`#inspect-body .inspect-model[data-kind="${kind}"]`);
