@@ -328,9 +328,11 @@ def test_phone_inspects_one_model_at_a_time_and_never_scrolls_sideways(browser, 
     assert page.locator('.inspect-model[data-kind="attn4"]').is_visible()
     assert not page.locator('.inspect-model[data-kind="mlp"]').is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    # the outputs start within two screens, not after three stacked cards
+    # the outputs start within two screens, and the three stacked continuations span at most one
     page.evaluate("window.scrollTo(0, 0)")
-    assert page.locator('.model-card[data-kind="attn4"]').bounding_box()["y"] < 2 * 844
+    texts = [page.locator(f'.model-card[data-kind="{k}"] > .continuation').bounding_box() for k in KINDS]
+    assert texts[0]["y"] < 2 * 844
+    assert texts[-1]["y"] + texts[-1]["height"] - texts[0]["y"] <= 844, texts
     context.close()
 
 
