@@ -135,7 +135,8 @@ export function renderExperimentRun(view, run, kind) {
   box.dataset.diverge = at === null ? '' : String(at);
   box.replaceChildren(
     el('p', { class: 'output-label note' }, el('strong', { text: 'With your experiment' }),
-      ` (${describeAblation(a, run.history)})${a.dropped?.length ? `; position${a.dropped.length > 1 ? 's' : ''} ` +
+      el('span', { class: 'exp-what', text: ` (${describeAblation(a, run.history)})` }),
+      `${a.dropped?.length ? `; position${a.dropped.length > 1 ? 's' : ''} ` +
         `${a.dropped.join(', ')} past this prompt, not hidden` : ''}:`),
     el('p', { class: 'continuation experiment-text', dir: 'auto' },
       el('span', { class: 'generated', text: pieces.slice(run.promptTokens.length).join('') })),
