@@ -169,3 +169,30 @@ def test_switching_the_inspected_model_keeps_the_place(lab):
     shown = lab.evaluate(BOX, '.inspect-model[data-kind="attn1"]')
     assert bar["top"] == 0 and abs(shown["top"] - bar["bottom"]) <= 2, (bar, shown)
     assert lab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_with_an_experiment_on_the_three_cards_still_compare_on_one_screen(lab):
+    inspect_attn4(lab)
+    lab.click('.inspect-attention[data-kind="attn4"] .head-toggle[data-head="1"]')
+    lab.wait_for_selector('.inspect-attention[data-kind="attn4"] .exp-readout.changed')
+    lab.click("#generate")
+    wait_done(lab)
+    lab.wait_for_function(
+        "[...document.querySelectorAll('.model-card .exp-verdict')].filter((v) => v.textContent"
+        " && !v.textContent.startsWith('Running')).length === 3",
+        timeout=120_000,
+    )
+    got = lab.evaluate(CONTINUATIONS)
+    span = got[-1]["bottom"] - got[0]["top"]
+    assert span <= PHONE["height"], f"with the experiment the three continuations span {span:.0f} px"
+    same = 0
+    for kind in KINDS:
+        box = lab.locator(f'.model-card[data-kind="{kind}"] .experiment-run')
+        assert box.locator(".exp-verdict").is_visible()
+        if box.get_attribute("data-diverge") == "":  # the same tokens: the verdict alone, no second copy
+            same += 1
+            assert "The same" in box.locator(".exp-verdict").text_content()
+            assert not box.locator(".experiment-text").is_visible() and not box.locator(".exp-output").is_visible()
+        else:  # a different run: its text, beside the plain one
+            assert box.locator(".experiment-text").is_visible()
+    assert same >= 1  # head 2 of the four-head model off leaves the other two models' runs as they were
