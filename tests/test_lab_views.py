@@ -311,24 +311,28 @@ def test_axe_is_for_tests_only(site_dir):
     assert not list(site_dir.rglob("axe*.js"))
 
 
-def test_phone_shows_one_model_at_a_time_and_never_scrolls_sideways(browser, site_url):
+def test_phone_inspects_one_model_at_a_time_and_never_scrolls_sideways(browser, site_url):
+    # the three cards stack (issue 33: compared without switching, tests/test_lab_phone_compare.py);
+    # the Inspect panel shows one model at a time
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
     assert open_lab(page, site_url, "?backend=wasm")["ok"]
     evaluate(page, "return await window.lab.generate({prompt: 'the little bird sang a song', limit: 8});")
     visible = [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()]
-    assert visible == ["mlp"]
+    assert visible == KINDS
     page.click('#model-tabs button[data-kind="attn4"]')
     assert page.get_attribute('#model-tabs button[data-kind="attn4"]', "aria-pressed") == "true"
     page.click('.model-card[data-kind="attn4"] .tok[data-step="2"]')
     page.wait_for_selector('.inspect-attention[data-kind="attn4"] table.attention')
-    assert [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()] == ["attn4"]
+    assert [k for k in KINDS if page.locator(f'.model-card[data-kind="{k}"]').is_visible()] == KINDS
     assert page.locator('.inspect-model[data-kind="attn4"]').is_visible()
     assert not page.locator('.inspect-model[data-kind="mlp"]').is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    # the outputs start within two screens, not after three stacked cards
+    # the outputs start within two screens, and the three stacked continuations span at most one
     page.evaluate("window.scrollTo(0, 0)")
-    assert page.locator('.model-card[data-kind="attn4"]').bounding_box()["y"] < 2 * 844
+    texts = [page.locator(f'.model-card[data-kind="{k}"] > .continuation').bounding_box() for k in KINDS]
+    assert texts[0]["y"] < 2 * 844
+    assert texts[-1]["y"] + texts[-1]["height"] - texts[0]["y"] <= 844, texts
     context.close()
 
 

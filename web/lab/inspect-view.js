@@ -66,6 +66,7 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
         'rows cut by top-k or top-p are greyed. Change the controls above and these columns redraw. ',
         slideLink('softmax', 'Slide: block special tokens, then softmax')));
   const choosable = metadata.vocab_size - metadata.banned_ids.length;
+  const readouts = []; // each model's result line, beside the hide strip
   for (const kind of metadata.order) {
     const entry = metadata.models[kind];
     const it = items.find((x) => x && x.kind === kind);
@@ -79,17 +80,19 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
     section.append(contextStrip(it, vocab));
     const dist = distributions(it.logits, controls);
     section.append(chosenLine(it, vocab, dist.model, experiment.active));
+    readouts.push(resultLine(it, vocab, dist.model, experiment.active, 'words'));
     section.append(topTable(entry, dist, vocab, it.target, greedy));
     if (it.effects) section.append(effectSection(it, entry, vocab));
     if (!greedy) {
       section.append(el('p', { class: 'note kept-line',
         text: `Your controls keep ${count(dist.keptCount)} of the ${count(choosable)} tokens that can be chosen.` }));
     }
-    if (it.attention) maps.push(attentionSection(it, entry, vocab, experiment));
+    if (it.attention) maps.push(attentionSection(it, entry, vocab, experiment, dist.model));
   }
   const own = items.find((x) => x && x.kind === experiment.source) || first;
   const lab = own && experiment.ablation ? interventionPanel({ it: own, vocab, metadata,
-    ablation: experiment.ablation, onToggleHide: experiment.onToggleHide, onRestore: experiment.onRestore }) : null;
+    ablation: experiment.ablation, onToggleHide: experiment.onToggleHide, onRestore: experiment.onRestore,
+    readouts }) : null;
   const actions = onScore ? el('p', { class: 'note' }, el('button', { type: 'button', class: 'link-button',
     onclick: onScore, text: 'Score this continuation with all three models' })) : null;
   // the matrices are a few keys away: this link is the panel's first Tab stop
@@ -257,6 +260,31 @@ function chosenLine(it, vocab, after, experiment) {
     : ['; its top choice becomes ', word(top), ` (${fmt.pct(after[top])}).`]);
 }
 
+// The result beside the control that changed it (issue 33: on a phone the
+// cards' lines are a screen away): one line per model, right under the hide
+// strip (for: 'words') or under a model's head toggles ('heads'), with its
+// chosen token's probability before and after the experiment on its own context.
+function resultLine(it, vocab, after, experiment, control) {
+  const name = (id) => `"${id === EOS_ID ? '<EOS>' : visibleToken(vocab.token(id))}"`;
+  const label = it.entry.label;
+  const line = (...parts) => el('p', { class: 'note exp-readout', 'data-kind': it.kind, 'data-for': control },
+    ...parts);
+  const target = it.target;
+  if (target === null || target === undefined) return line(`${label}: no chosen token at this step.`);
+  if (!experiment || !it.before) {
+    return line(el('strong', { text: `${label}: ` }), `${name(target)} ${fmt.pct(after[target])}. `,
+      control === 'heads' ? 'Switch a head off: its new probability shows here.'
+        : 'Hide a word: the new probabilities show here.');
+  }
+  const was = softmax(it.before)[target];
+  const top = greedyChoice(it.logits);
+  return el('p', { class: 'note exp-readout changed', 'data-kind': it.kind, 'data-for': control,
+    'data-before': String(was), 'data-after': String(after[target]), 'data-top-after': top },
+  el('strong', { text: `${label}: ` }), `${name(target)} ${fmt.pct(was)} → `,
+  el('strong', { text: fmt.pct(after[target]) }),
+  top === target ? ', still its top choice.' : `; top choice now ${name(top)} (${fmt.pct(after[top])}).`);
+}
+
 function topTable(entry, dist, vocab, chosen, greedy = false) {
   const rows = topRows(dist, 10);
   const head = el('tr', {}, el('th', { scope: 'col', text: '#' }), el('th', { scope: 'col', text: 'Next token' }),
@@ -278,7 +306,7 @@ function topTable(entry, dist, vocab, chosen, greedy = false) {
 }
 
 // ------------------------------------------------------------ attention
-function attentionSection(it, entry, vocab, experiment) {
+function attentionSection(it, entry, vocab, experiment, after) {
   const heads = it.attention.length;
   const real = wordSlots(it);
   const pads = it.context.length - real.length;
@@ -310,7 +338,8 @@ function attentionSection(it, entry, vocab, experiment) {
   const section = el('section', { class: 'inspect-attention', 'data-kind': entry.kind || it.kind,
     'aria-label': `${entry.label}: attention` },
   el('h4', { text: `${entry.label}: final query's attention, per head` }),
-  headToggles(it.kind, entry.label, heads, experiment.ablation?.heads_off[it.kind], experiment.onToggleHead),
+  headToggles(it.kind, entry.label, heads, experiment.ablation?.heads_off[it.kind], experiment.onToggleHead,
+    experiment.onToggleHead ? resultLine(it, vocab, after, experiment.active, 'heads') : null),
   el('p', { class: 'note' }, `${real.length} token${real.length === 1 ? '' : 's'} in view`,
     pads ? ` (${pads} PAD slot${pads === 1 ? '' : 's'} hidden: weight exactly 0)` : '',
     '. Opens at the newest tokens; scroll left for older ones.'),

@@ -10,7 +10,7 @@ import { headCostNote } from './head-cost.js';
 
 // The hide strip: every token of the window as a toggle (one Tab stop, arrow
 // keys inside); the newest token, the query's own slot, cannot be hidden.
-export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide, onRestore }) {
+export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide, onRestore, readouts = [] }) {
   const hidden = new Set(ablation.hide);
   const last = it.context.length - 1;
   const chips = [];
@@ -45,14 +45,19 @@ export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide,
       'Each model keeps its own text: a position in the prompt is the same word for all three, a later one is ',
       'each model\'s own word (its context strip shows it masked). Generate and Score use the experiment too.'),
     strip,
+    // each model's chosen token before and after, right under the strip that changed it
+    readouts.length ? el('div', { class: 'exp-readouts', role: 'group',
+      'aria-label': 'Each model\'s chosen token with your experiment' }, readouts) : null,
     el('p', { class: 'note intervention-state', 'aria-live': 'polite' },
-      active ? `Now: ${changes.join('; ')}. The probabilities below are with these changes. ` : 'Nothing changed yet. ',
+      active ? `Now: ${changes.join('; ')}. The probabilities here and below are with these changes. `
+        : 'Nothing changed yet. ',
       active ? el('button', { type: 'button', class: 'restore', onclick: onRestore,
         text: 'Restore: show every word, every head on' }) : null));
 }
 
-// A toggle per head: pressed = on; then each head's cost on the test set (head-cost.js).
-export function headToggles(kind, label, heads, off, onToggle) {
+// A toggle per head: pressed = on; right under them the model's result with the
+// heads as they are (readout); then each head's cost on the test set (head-cost.js).
+export function headToggles(kind, label, heads, off, onToggle, readout = null) {
   if (!onToggle) return null;
   const set = new Set(off || []);
   const group = el('div', { class: 'head-toggles', role: 'group', 'aria-label': `${label}: switch heads on or off` },
@@ -61,5 +66,5 @@ export function headToggles(kind, label, heads, off, onToggle) {
       'data-head': h, 'aria-pressed': set.has(h) ? 'false' : 'true', onclick: () => onToggle(kind, h),
       text: `Head ${h + 1} ${set.has(h) ? 'off' : 'on'}` })));
   roving(group, '.head-toggle'); // one Tab stop, arrow keys between the heads
-  return [group, headCostNote(kind, heads)]; // beside them, what each head is worth on the test set
+  return [group, readout, headCostNote(kind, heads)]; // beside them, what each head is worth on the test set
 }

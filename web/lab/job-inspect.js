@@ -6,7 +6,7 @@
 import { contextWindow, startHistory } from '../core/decoding.js';
 import { hideInWindow } from '../core/ablation.js';
 import { renderInspect } from './inspect-view.js';
-import { markSelected } from './view.js';
+import { markSelected, showModel } from './view.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { problems, readControls, showProblems } from './controls.js';
@@ -33,6 +33,7 @@ export async function selectStep(kind, index) {
   S.selected = index;
   S.selectedKind = kind;
   for (const k of S.metadata.order) markSelected(S.views[k], index);
+  showModel(kind, false); // a phone's Inspect panel shows the model whose token was selected
   await inspectStep();
   // the panel's heading takes focus: the next Tab stops are the panel's own
   $('inspect-heading').focus({ preventScroll: true });
@@ -128,29 +129,49 @@ function loadSteps(it) {
 }
 
 function toggleHead(kind, head) {
+  const control = `.inspect-attention[data-kind="${kind}"] .head-toggle[data-head="${head}"]`;
+  const at = placeOf(control);
   const off = new Set(S.ablation.heads_off[kind]);
   if (off.has(head)) off.delete(head); else off.add(head);
   S.ablation.heads_off[kind] = [...off].sort((a, b) => a - b);
   changed();
-  rerun(`.inspect-attention[data-kind="${kind}"] .head-toggle[data-head="${head}"]`);
+  rerun(control, at, `.inspect-attention[data-kind="${kind}"] .exp-readout`);
 }
 
 function toggleHide(pos) {
+  const control = `.hide-tok[data-pos="${pos}"]`;
+  const at = placeOf(control);
   const hide = new Set(S.ablation.hide);
   if (hide.has(pos)) hide.delete(pos); else hide.add(pos);
   S.ablation.hide = [...hide].sort((a, b) => a - b);
   changed();
-  rerun(`.hide-tok[data-pos="${pos}"]`);
+  rerun(control, at, '.exp-readouts');
 }
 
 function restore() {
+  const at = placeOf('.hide-strip .hide-tok');
   clearExperiment();
-  rerun('.hide-strip .hide-tok');
+  rerun('.hide-strip .hide-tok', at, '.exp-readouts');
 }
 
-// Runs the step again and keeps focus on the control that was used.
-function rerun(focusSelector) {
-  inspectStep().then(() => document.querySelector(`#inspect-body ${focusSelector}`)?.focus());
+// Where a control of the panel is on screen (its top, in px from the viewport's).
+function placeOf(selector) {
+  return document.querySelector(`#inspect-body ${selector}`)?.getBoundingClientRect().top ?? null;
+}
+
+// Runs the step again and keeps focus on the control that was used, and the
+// control where it was on screen (the panel is redrawn whole, and the lines
+// above it change length): the result line beside it then in view too.
+function rerun(focusSelector, at, resultSelector) {
+  inspectStep().then(() => {
+    const control = document.querySelector(`#inspect-body ${focusSelector}`);
+    if (!control) return;
+    control.focus({ preventScroll: true });
+    if (at !== null) window.scrollBy(0, control.getBoundingClientRect().top - at);
+    const result = document.querySelector(`#inspect-body ${resultSelector}`);
+    (result || control).scrollIntoView({ block: 'nearest' });
+    control.scrollIntoView({ block: 'nearest' });
+  });
 }
 
 // Cleared from the workbench: the inspected step redraws without it.

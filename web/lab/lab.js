@@ -7,8 +7,8 @@
 import { Vocab } from '../core/tokenizer.js';
 import { el } from '../core/dom.js';
 import { keepShell, precacheSite, registerOffline, shellUrls } from '../core/offline.js';
-import { backendName, modelCard, renderResults } from './view.js';
-import { installLinking, scrollToNewest } from './inspect-view.js';
+import { backendName, modelCard, renderResults, showModel } from './view.js';
+import { installLinking } from './inspect-view.js';
 import { linkSlides } from './slides.js';
 import { BACKENDS, MODELS, MODELS_DIR, VENDOR, VENDOR_DIR } from './shared.js';
 import { MAX_TEXT_CHARS, checkMetadata, checkPresets, checkRuntimeManifest, checkVocab } from './guards.js';
@@ -106,7 +106,7 @@ function wireControls() {
   $('copy-link').addEventListener('click', () => { copyLink(); });
 }
 
-// The model cards (with the phone switcher) and the results table.
+// The model cards, the phone's switcher of the Inspect panel's model, and the results table.
 function buildCards() {
   const { metadata } = S;
   for (const kind of metadata.order) {
@@ -114,7 +114,7 @@ function buildCards() {
     S.views[kind].scoreThis.addEventListener('click', () => scoreContinuation(kind));
     $('outputs').append(S.views[kind].card);
     $('model-tabs').append(el('button', { type: 'button', 'data-kind': kind, 'aria-pressed': 'false',
-      'aria-controls': `card-${kind}`, onclick: () => showModel(kind), text: metadata.models[kind].label }));
+      'aria-controls': 'inspect-body', onclick: () => showModel(kind), text: metadata.models[kind].label }));
   }
   $('outputs').after(realStoryView());
   showModel(metadata.order[0]);
@@ -149,15 +149,6 @@ function announce(id, text) {
   $('run-status').textContent = text;
   $(id).scrollIntoView({ block: 'start' });
   $(id).focus({ preventScroll: true });
-}
-
-// Below 700 px only one model card shows at a time; the toggles switch it.
-function showModel(kind) {
-  document.querySelector('main').dataset.show = kind;
-  for (const b of $('model-tabs').querySelectorAll('button')) {
-    b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
-  }
-  scrollToNewest($('inspect-body'));
 }
 
 // The download, sized before it starts: the runtime(s) the choice needs, then the models.

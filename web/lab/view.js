@@ -7,6 +7,7 @@ import { slideLink } from './slides.js';
 import { roving } from './roving.js';
 import { chosenIds, describeAblation, firstDifference } from './experiment.js';
 import { noAblation } from './guards.js';
+import { scrollToNewest } from './inspect-view.js';
 
 export { el, fmt, visibleToken };
 
@@ -36,6 +37,12 @@ export function renderPreview(container, summary, analysis, context) {
   container.replaceChildren(...(cropped ? [croppedChip] : []), ...chips);
 }
 
+// The lab's phone layout (lab.css's max-width: 700px): the cards' run details fold there, open here.
+export const PHONE = window.matchMedia('(max-width: 700px)');
+PHONE.addEventListener('change', () => {
+  for (const d of document.querySelectorAll('.model-card .run-details')) d.open = !PHONE.matches;
+});
+
 export const STOP_LABELS = {
   eos: 'EOS: the model ended the story',
   limit: 'token limit reached',
@@ -43,6 +50,10 @@ export const STOP_LABELS = {
   error: 'error',
   waiting: 'still downloading: not run',
 };
+
+// The same, in the one line a phone's card shows (its run details folded).
+const SHORT_STOPS = { eos: 'ended the story', limit: 'token limit', stopped: 'stopped by you', error: 'error',
+  waiting: 'not run' };
 
 export function modelCard(kind, entry) {
   const heads = entry.heads ? `${entry.heads} head${entry.heads === 1 ? '' : 's'}` : 'no attention';
@@ -62,6 +73,10 @@ export function modelCard(kind, entry) {
   const scoreThis = el('button', { type: 'button', class: 'link-button score-this', hidden: true,
     text: 'Score this continuation with all three models' });
   const settings = el('p', { class: 'note run-settings', hidden: true });
+  // a run's settings and numbers: open on a wide screen (its summary not drawn), one folded line on a
+  // phone, where the three cards stack and their continuations must fit one screen (lab.css)
+  const digest = el('summary', { class: 'note run-digest', text: 'Details' });
+  const details = el('details', { class: 'run-details', open: !PHONE.matches }, digest, settings, stats);
   const experiment = el('section', { class: 'experiment-run', hidden: true,
     'aria-label': `${entry.label}: the same run with your experiment` });
   const card = el('article',
@@ -74,8 +89,8 @@ export function modelCard(kind, entry) {
     el('p', { class: 'output-label note', text: 'Continuation (prompt in grey):' }),
     text,
     el('p', { class: 'output-label note', text: 'Tokens: select one to inspect that step' }),
-    chips, explain, experiment, scoreThis, settings, stats);
-  return { card, values, text, output: chips, explain, scoreThis, settings, experiment,
+    chips, explain, experiment, scoreThis, details);
+  return { card, values, text, output: chips, explain, scoreThis, settings, experiment, digest,
     error: card.querySelector('.model-error'), status: card.querySelector('.model-status') };
 }
 
@@ -120,7 +135,8 @@ export function renderExperimentRun(view, run, kind) {
   box.dataset.diverge = at === null ? '' : String(at);
   box.replaceChildren(
     el('p', { class: 'output-label note' }, el('strong', { text: 'With your experiment' }),
-      ` (${describeAblation(a, run.history)})${a.dropped?.length ? `; position${a.dropped.length > 1 ? 's' : ''} ` +
+      el('span', { class: 'exp-what', text: ` (${describeAblation(a, run.history)})` }),
+      `${a.dropped?.length ? `; position${a.dropped.length > 1 ? 's' : ''} ` +
         `${a.dropped.join(', ')} past this prompt, not hidden` : ''}:`),
     el('p', { class: 'continuation experiment-text', dir: 'auto' },
       el('span', { class: 'generated', text: pieces.slice(run.promptTokens.length).join('') })),
@@ -128,10 +144,22 @@ export function renderExperimentRun(view, run, kind) {
     el('p', { class: 'note exp-verdict', 'aria-live': 'polite', text: verdict }));
 }
 
-// The prompt before a continuation, in grey: its last 120 characters as text.
+// The prompt before a continuation, in grey: its last 120 characters as text,
+// in two parts: a phone shows only the tail (its last few words), so that the
+// three stacked continuations fit one screen (lab.css); the text is the same.
 export function promptEcho(promptTokens) {
-  const echo = detokenizePieces(promptTokens).join('');
-  return el('span', { class: 'prompt-echo', text: echo.length > 120 ? `…${echo.slice(-120)}` : echo });
+  const full = detokenizePieces(promptTokens).join('');
+  const echo = full.length > 120 ? `…${full.slice(-120)}` : full;
+  const cut = echoCut(echo);
+  return el('span', { class: 'prompt-echo' }, cut ? el('span', { class: 'echo-head', text: echo.slice(0, cut) }) : null,
+    el('span', { class: `echo-tail${cut ? ' cut' : ''}`, text: echo.slice(cut) }));
+}
+
+// Where the tail starts: at a word boundary about 32 characters from the end (0: the echo is short, all of it shows).
+function echoCut(echo) {
+  if (echo.length <= 40) return 0;
+  const at = echo.indexOf(' ', echo.length - 32);
+  return at > 0 ? at : 0;
 }
 
 // The continuation twice: as readable text (punctuation attached, as
@@ -157,6 +185,7 @@ export function renderOutput(view, promptTokens, newTokens, steps, stop, onSelec
     }
   }
   view.output.dataset.stop = String(stop);
+  view.card.dataset.ran = 'true';
   markSelected(view, selected);
   roving(view.output, '.tok'); // the strip is one Tab stop; the arrow keys move between its tokens
 }
@@ -178,6 +207,32 @@ function appendChips(view, tokens, from, stop, steps, onSelect) {
   view.output.append(...nodes);
 }
 
+// Below 700 px the three cards stack, and the Inspect panel shows one model at
+// a time: the toggles above it (sticky while it scrolls) switch it. Scrolled
+// into one model's part of the panel, the switch lands on the same part of the
+// other model (its step, or its attention), never wherever the shorter panel
+// leaves the page.
+export function showModel(kind, keepPart = true) {
+  const main = document.querySelector('main');
+  const tabs = document.getElementById('model-tabs');
+  const line = tabs.getBoundingClientRect().bottom;
+  const before = main.dataset.show;
+  const parts = (k) => [...document.querySelectorAll(`#inspect-body :is(.inspect-model, .inspect-attention)` +
+    `[data-kind="${k}"]`)];
+  const across = (e) => { const b = e.getBoundingClientRect(); return b.top < line && b.bottom > line; };
+  const part = keepPart && PHONE.matches && before && before !== kind ? parts(before).find(across) : null;
+  main.dataset.show = kind;
+  for (const b of tabs.querySelectorAll('button')) {
+    b.setAttribute('aria-pressed', b.dataset.kind === kind ? 'true' : 'false');
+  }
+  if (part) {
+    const same = document.querySelector(`#inspect-body .${part.classList[0]}[data-kind="${kind}"]`)
+      || document.querySelector(`#inspect-body .inspect-model[data-kind="${kind}"]`);
+    if (same) window.scrollBy(0, same.getBoundingClientRect().top - tabs.getBoundingClientRect().bottom);
+  }
+  scrollToNewest(document.getElementById('inspect-body'));
+}
+
 export function markSelected(view, selected) {
   for (const b of view.output.querySelectorAll('.tok')) {
     const on = selected !== null && Number(b.dataset.step) === selected;
@@ -193,6 +248,10 @@ export function renderStats(view, stats) {
   view.values.total.textContent = stats ? fmt.s(stats.total_ms / 1000) : '–';
   view.values.median.textContent = stats && stats.median_ms !== null ? fmt.ms(stats.median_ms) : '–';
   view.values.backend.textContent = stats ? backendName(stats.backend) : '–';
+  if (view.digest) {
+    view.digest.textContent = stats ? `Details · ${stats.new_tokens} token${stats.new_tokens === 1 ? '' : 's'} · ` +
+      `${SHORT_STOPS[stats.stop] || stats.stop} · ${fmt.s(stats.total_ms / 1000)}` : 'Details · running…';
+  }
   view.error.hidden = !(stats && stats.error);
   view.error.textContent = stats && stats.error ? `This model stopped with an error: ${stats.error}` : '';
   const immediate = stats && stats.stop === 'eos' && stats.new_tokens === 0;
