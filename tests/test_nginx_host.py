@@ -78,3 +78,16 @@ def test_a_runtime_module_sent_untyped_is_named_with_what_the_host_sent(browser,
             assert "ort.wasm.min.esm.js" in said and "text/javascript" in said, said
         finally:
             context.close()
+
+
+def test_the_readme_recommends_the_compression_the_measurements_use():
+    """bench/pages.py, the first-visit tests and Lighthouse runs serve the site with
+    bench/nginx.py's compressed http block; README's "Publishing the site" gives
+    a host the same two lines, so its numbers hold on a host set up as it says."""
+    from pathlib import Path
+
+    from bench.nginx import GZIP_LEVEL, GZIP_TYPES
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"`gzip_types {GZIP_TYPES};`" in readme
+    assert f"`gzip_comp_level {GZIP_LEVEL};`" in readme
