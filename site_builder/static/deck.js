@@ -25,8 +25,8 @@
   // A figure is drawn one unit to one px of the slide (export/tables/kit/draw.py):
   // --figure-w is its natural width, which a tight slide shrinks it to, never below.
   // On a phone it keeps a readable scale and scrolls inside its box.
-  function sizeFigures() {
-    document.querySelectorAll(".diagram-figure svg, svg.chart").forEach((svg) => {
+  function sizeFigures(root = document) {
+    root.querySelectorAll(".diagram-figure svg, svg.chart").forEach((svg) => {
       const box = svg.viewBox && svg.viewBox.baseVal;
       if (!box || !box.width) return;
       svg.style.setProperty("--figure-w", `${box.width}px`);
@@ -38,6 +38,48 @@
     document.documentElement.classList.toggle("deck-phone", phone());
     sizeFigures();
   }
+
+  // The bodies of the slides after the first three arrive as inert <template>s
+  // (templates/deck.html), so opening a deck parses its figures but neither
+  // styles nor lays them out (Part II: 12,000 elements otherwise). A body is put
+  // in place when its slide comes within two of the one shown: before reveal.js
+  // starts, around the slide the address asks for; then on every slide change;
+  // and the rest one slide per idle moment once the deck is up, after which
+  // <html data-slides-placed> is set and "slides-placed" fired. Printing places
+  // every body first. Each placed body fires "slide-body" on its section
+  // (widgets/loader.js mounts the widgets in it).
+  const SLIDES = () => [...document.querySelectorAll(".reveal .slides > section")];
+  const waiting = (section) => section.querySelector(":scope > .slide-body > template.slide-later");
+  function place(section) {
+    const later = section && waiting(section);
+    if (!later) return false;
+    later.replaceWith(later.content);
+    sizeFigures(section);
+    section.dispatchEvent(new CustomEvent("slide-body", { bubbles: true }));
+    return true;
+  }
+  function placeAround(index) {
+    const slides = SLIDES();
+    for (let i = Math.max(0, index - 2); i <= Math.min(slides.length - 1, index + 2); i++) {
+      // reveal.js reads a slide's fragments when it shows it; one placed while shown is read again
+      if (place(slides[i]) && window.Reveal && Reveal.isReady() && slides[i] === Reveal.getCurrentSlide()) {
+        Reveal.syncFragments();
+      }
+    }
+  }
+  const idle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 300 }) : setTimeout(fn, 20));
+  function placeRest() {
+    const next = SLIDES().find(waiting);
+    if (!next) {
+      document.documentElement.dataset.slidesPlaced = "true";
+      document.dispatchEvent(new Event("slides-placed"));
+      return;
+    }
+    place(next);
+    idle(placeRest);
+  }
+  if (printing) SLIDES().forEach(place);
+  else placeAround(Number((/^#\/(\d+)/.exec(window.location.hash) || [0, 0])[1]));
 
   // reveal.js starts after the page's first paint (printing: at once), so the
   // browser shows the slide before it lays out the deck; a tab in the
@@ -130,6 +172,11 @@
       document.querySelectorAll(".reveal .slides section[data-fitted]").forEach((s) => delete s.dataset.fitted);
       fitNear();
     }
+    // the slide shown and two either side are in place before they are measured
+    const placeNear = () => placeAround(Reveal.getIndices().h);
+    Reveal.on("ready", placeNear);
+    Reveal.on("slidechanged", placeNear);
+    Reveal.on("ready", () => idle(placeRest));
     Reveal.on("ready", fitNear);
     Reveal.on("slidechanged", fitNear);
 

@@ -6,7 +6,11 @@
 //
 // A deck mounts after its first paint (core/paint.js), the slide shown and its
 // neighbours first, then the rest one at a time, letting the page draw and
-// answer keys between them; data-widgets-ready on <html> says when all are up.
+// answer keys between them. A deck's later slides come as inert templates that
+// static/deck.js puts in place when near or idle, firing "slide-body" on each
+// (their widgets mount then) and "slides-placed" once all are; data-widgets-ready
+// on <html> (the number of widgets) says when every slide is placed and every
+// widget is up.
 import { versioned } from "../core/version.js";
 import { afterFirstPaint, yieldToPage } from "../core/paint.js";
 
@@ -58,16 +62,39 @@ function nearFirst(elements) {
   return [...elements.filter(near), ...elements.filter((e) => !near(e))];
 }
 
+const started = new Set();
+const pending = [];
+let painted = false;
+function start(element) {
+  if (started.has(element)) return;
+  started.add(element);
+  pending.push(mountWidget(element));
+}
+// a slide body put in place (static/deck.js): its widgets, once the page has painted
+const placedEarly = [];
+document.addEventListener("slide-body", (event) => {
+  const found = [...event.target.querySelectorAll(".widget[data-widget]")];
+  if (painted) found.forEach(start);
+  else placedEarly.push(...found);
+});
+const allPlaced = () => !document.querySelector("template.slide-later");
+
 export async function mountAll(root = document) {
   await afterFirstPaint();
-  const elements = nearFirst([...root.querySelectorAll(".widget[data-widget]")]);
-  const pending = [];
-  for (const element of elements) {
-    pending.push(mountWidget(element));
+  painted = true;
+  for (const element of nearFirst([...root.querySelectorAll(".widget[data-widget]"), ...placedEarly])) {
+    start(element);
     await yieldToPage();
   }
-  await Promise.all(pending);
-  document.documentElement.dataset.widgetsReady = String(elements.length);
+  // (a deck whose reveal.js failed to load places nothing more: mount what is there)
+  if (!allPlaced() && window.Reveal) {
+    await new Promise((resolve) => document.addEventListener("slides-placed", resolve, { once: true }));
+  }
+  for (let settled = -1; settled !== pending.length;) {
+    settled = pending.length;
+    await Promise.all(pending);
+  }
+  document.documentElement.dataset.widgetsReady = String(started.size);
 }
 
 mountAll();
