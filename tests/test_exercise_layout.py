@@ -81,6 +81,8 @@ def test_no_slide_shows_only_a_closed_exercise_line(page, site_url, deck):
 
 
 SIZES = [(1280, 720), (390, 844)]
+SLIDE_OF = "(b) => [...document.querySelectorAll('.slides > section')].indexOf(b.closest('.slides > section'))"
+CLOSE_ALL = "document.querySelectorAll('.exercise-box[open]:not(.exercise-alone)').forEach((d) => (d.open = false))"
 
 # the exercise box `k` of the page, opened: its rectangle against every figure and
 # every text block of its slide outside the box, each as it is painted (clipped to
@@ -116,7 +118,7 @@ OPENED = """(k) => {
     covered: figures.filter((e) => meets(b, painted(e))).map(name),
     hidden: texts.filter((e) => meets(b, painted(e))).map(name),
     figures: figures.map((e) => ({ name: name(e), raw: r(e), painted: painted(e) })),
-    ask: shown(box.querySelector('.ex-ask')) && painted(box.querySelector('.ex-ask')).b > r(box.querySelector('.ex-ask')).t,
+    ask: (({ ask }) => shown(ask) && painted(ask).b > r(ask).t)({ ask: box.querySelector('.ex-ask') }),
   };
 }"""
 
@@ -136,10 +138,10 @@ def test_an_opened_exercise_covers_no_figure_and_stays_on_its_slide(page, site_u
     problems, beside = [], 0
     for k in range(count):
         box = page.locator(".exercise-box").nth(k)
-        slide = box.evaluate("(b) => [...document.querySelectorAll('.slides > section')].indexOf(b.closest('.slides > section'))")
+        slide = box.evaluate(SLIDE_OF)
         page.evaluate("(i) => Reveal.slide(i)", slide)
         page.wait_for_function("(i) => Reveal.getIndices().h === i", arg=slide)
-        page.evaluate("document.querySelectorAll('details.exercise-box[open]:not(.exercise-alone)').forEach((d) => { d.open = false; })")
+        page.evaluate(CLOSE_ALL)
         page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
         before = page.evaluate(BODY, k)
         if not box.evaluate("(b) => b.open"):
@@ -157,7 +159,7 @@ def test_an_opened_exercise_covers_no_figure_and_stays_on_its_slide(page, site_u
         if m["position"] in ("absolute", "fixed"):
             problems.append(f"{where}: the box lies over the slide ({m['position']})")
         if b["l"] < s["l"] - 1 or b["r"] > s["r"] + 1 or (foot and b["b"] > foot["t"] + 1):
-            problems.append(f"{where}: the box runs out of its slide or under its takeaway ({b}, slide {s}, foot {foot})")
+            problems.append(f"{where}: the box runs out of its slide or under its takeaway ({b}, {s}, foot {foot})")
         if not phone and (b["t"] < s["t"] - 1 or b["b"] > s["b"] + 1):
             problems.append(f"{where}: the box runs past the slide's top or bottom")
         for f in m["figures"]:
@@ -204,7 +206,7 @@ def test_exercises_and_predictions_share_one_form_in_every_deck(page, site_url):
         assert len(predictions) >= 3 and closed, deck
         # open one exercise beside its figure, to see its buttons
         first = page.locator("details.exercise-box:not(.exercise-alone)").first
-        slide = first.evaluate("(b) => [...document.querySelectorAll('.slides > section')].indexOf(b.closest('.slides > section'))")
+        slide = first.evaluate(SLIDE_OF)
         page.evaluate("(i) => Reveal.slide(i)", slide)
         first.locator("> summary").click()
         opened = page.evaluate(FORM, "details.exercise-box[open]")
