@@ -1,15 +1,28 @@
-"""No slide is only a closed exercise line (issue 34 item 3; web/widgets/exercise.js
-openWhenAlone, exercise.css .exercise-alone).
+"""Exercises laid out as part of their slide (issue 34 item 3; web/widgets/exercise.js
+openWhenAlone and besideWhenOpen, exercise.css).
 
-Every slide of every deck, shown at 1280x720 once its widgets have mounted:
+No slide is only a closed exercise line: every slide of every deck, shown at 1280x720 once its widgets have mounted:
 what is visible in its body is never just the summary line of closed
 exercise boxes. A slide whose body holds nothing but exercises ("Your turn")
 shows its exercise open in place, in the slide's flow (not the overlay that
 covers a slide), with its question, answer field and buttons inside the
 slide and above its takeaway; a slide with anything else keeps its exercise
-closed until the learner opens it."""
+closed until the learner opens it.
+
+An opened exercise never covers its slide: each exercise of each deck, opened
+by a click at 1280x720 and at 390x844, has a box that meets none of the slide's
+figures (svg, img, table, canvas) nor its text, as they are painted (clipped to
+whatever scrolls them), and stays inside the slide above the takeaway strip;
+on a wide screen it stands beside the slide's content, on a phone under it,
+and closing it puts the slide back as it was.
+
+Exercises and predictions share one form: the same box (border, ground,
+radius), the same heading line (font, size, weight, colour) and the same
+buttons, in all four decks."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -64,4 +77,151 @@ def test_no_slide_shows_only_a_closed_exercise_line(page, site_url, deck):
     assert not problems, problems
     if deck == "part2":  # its six "Your turn" slides hold nothing but an exercise
         assert opened >= 6
+    page.watch.assert_clean()
+
+
+SIZES = [(1280, 720), (390, 844)]
+SLIDE_OF = "(b) => [...document.querySelectorAll('.slides > section')].indexOf(b.closest('.slides > section'))"
+CLOSE_ALL = "document.querySelectorAll('.exercise-box[open]:not(.exercise-alone)').forEach((d) => (d.open = false))"
+
+# the exercise box `k` of the page, opened: its rectangle against every figure and
+# every text block of its slide outside the box, each as it is painted (clipped to
+# the boxes that scroll or clip it, up to the slide)
+OPENED = """(k) => {
+  const box = document.querySelectorAll('.exercise-box')[k], s = box.closest('.slides > section');
+  const r = (e) => { const q = e.getBoundingClientRect(); return { l: q.left, t: q.top, r: q.right, b: q.bottom }; };
+  const painted = (e) => {
+    let v = r(e);
+    for (let a = e.parentElement; a && a !== s.parentElement; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
+        const c = r(a);
+        v = { l: Math.max(v.l, c.l), t: Math.max(v.t, c.t), r: Math.min(v.r, c.r), b: Math.min(v.b, c.b) };
+      }
+    }
+    return v;
+  };
+  const meets = (a, b) => Math.min(a.r, b.r) - Math.max(a.l, b.l) > 1 && Math.min(a.b, b.b) - Math.max(a.t, b.t) > 1;
+  // (a closed <details> keeps the last layout of what it folds: checkVisibility says it is not drawn)
+  const shown = (e) => { const q = e.getBoundingClientRect(); return q.width > 1 && q.height > 1
+                         && e.checkVisibility({ visibilityProperty: true, opacityProperty: true }); };
+  const outside = (sel) => [...s.querySelectorAll(sel)].filter((e) => !box.contains(e) && !e.closest('.katex')
+    && !(e.parentElement && e.parentElement.closest('svg')) && !e.closest('.slide-head, .slide-foot') && shown(e));
+  const b = r(box), name = (e) => e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined
+    ? '.' + e.className.split(' ')[0] : '');
+  const figures = outside('svg, img, table, canvas'), texts = outside('p, li, h3, .katex-display');
+  const foot = s.querySelector('.slide-foot'), slide = r(s);
+  return {
+    id: box.querySelector('[data-exercise]').dataset.exercise, open: box.open,
+    title: (s.querySelector('h1, h2') || {}).textContent || '', position: getComputedStyle(box).position,
+    box: b, slide, foot: foot ? r(foot) : null, alone: box.classList.contains('exercise-alone'),
+    covered: figures.filter((e) => meets(b, painted(e))).map(name),
+    hidden: texts.filter((e) => meets(b, painted(e))).map(name),
+    figures: figures.map((e) => ({ name: name(e), raw: r(e), painted: painted(e) })),
+    ask: (({ ask }) => shown(ask) && painted(ask).b > r(ask).t)({ ask: box.querySelector('.ex-ask') }),
+  };
+}"""
+
+# the slide body's children, as a list of tag.class (the slide's layout, to compare)
+BODY = """(k) => [...document.querySelectorAll('.exercise-box')[k].closest('.slide-body').children]
+  .map((c) => c.tagName + '.' + c.className).join(' ')"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("deck", DECKS)
+def test_an_opened_exercise_covers_no_figure_and_stays_on_its_slide(page, site_url, deck, size):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    open_deck(page, site_url, deck)
+    phone = size[0] < 600
+    count = page.evaluate("document.querySelectorAll('.exercise-box').length")
+    assert count >= 5
+    problems, beside = [], 0
+    for k in range(count):
+        box = page.locator(".exercise-box").nth(k)
+        slide = box.evaluate(SLIDE_OF)
+        page.evaluate("(i) => Reveal.slide(i)", slide)
+        page.wait_for_function("(i) => Reveal.getIndices().h === i", arg=slide)
+        page.evaluate(CLOSE_ALL)
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        before = page.evaluate(BODY, k)
+        if not box.evaluate("(b) => b.open"):
+            box.locator("> summary").click()
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        m = page.evaluate(OPENED, k)
+        where = f"{deck} {slide + 1} {m['title']!r} {m['id']} at {size[0]}px"
+        b, s, foot = m["box"], m["slide"], m["foot"]
+        if not m["open"] or not m["ask"]:
+            problems.append(f"{where}: the opened exercise does not show its question")
+        if m["covered"]:
+            problems.append(f"{where}: the box covers {m['covered']}")
+        if m["hidden"]:
+            problems.append(f"{where}: the box covers the slide's text {m['hidden'][:4]}")
+        if m["position"] in ("absolute", "fixed"):
+            problems.append(f"{where}: the box lies over the slide ({m['position']})")
+        if b["l"] < s["l"] - 1 or b["r"] > s["r"] + 1 or (foot and b["b"] > foot["t"] + 1):
+            problems.append(f"{where}: the box runs out of its slide or under its takeaway ({b}, {s}, foot {foot})")
+        if not phone and (b["t"] < s["t"] - 1 or b["b"] > s["b"] + 1):
+            problems.append(f"{where}: the box runs past the slide's top or bottom")
+        for f in m["figures"]:
+            if phone and f["raw"]["b"] > b["t"] + 1:
+                problems.append(f"{where}: {f['name']} is not above the box on a phone")
+            if not phone and f["painted"]["r"] > b["l"] + 1 and f["painted"]["b"] > f["painted"]["t"]:
+                problems.append(f"{where}: {f['name']} is not beside the box (to its left)")
+        if m["figures"] and not m["alone"]:
+            beside += 1
+        if not m["alone"]:
+            box.locator("> summary").click()
+            page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            if page.evaluate(BODY, k) != before:
+                problems.append(f"{where}: closing the exercise leaves the slide laid out otherwise")
+    assert not problems, "\n".join(problems)
+    assert beside >= 2, f"{deck}: only {beside} exercises share a slide with a figure"
+    page.watch.assert_clean()
+
+
+# the computed form of a box, its heading line and its first plain button
+FORM = """(sel) => [...document.querySelectorAll(sel)].map((box) => {
+  const cs = (e, keys) => { const c = getComputedStyle(e); return Object.fromEntries(keys.map((k) => [k, c[k]])); };
+  const head = box.querySelector(':scope > summary, :scope > .pr-ask');
+  const button = box.querySelector('button:not([data-action=check]):not([aria-pressed=true])');
+  return {
+    name: box.dataset.prediction || box.querySelector('[data-exercise]').dataset.exercise,
+    box: cs(box, ['borderTopWidth', 'borderTopStyle', 'borderTopColor', 'borderLeftWidth', 'borderLeftColor',
+                  'borderBottomWidth', 'borderRightColor', 'backgroundColor', 'borderTopLeftRadius',
+                  'borderBottomRightRadius', 'paddingLeft']),
+    head: cs(head, ['fontFamily', 'fontSize', 'fontWeight', 'color', 'lineHeight']),
+    button: button && cs(button, ['fontFamily', 'fontSize', 'borderTopWidth', 'borderTopColor', 'borderTopLeftRadius',
+                                  'backgroundColor', 'color', 'paddingLeft', 'paddingTop']),
+  };
+})"""
+
+
+def test_exercises_and_predictions_share_one_form_in_every_deck(page, site_url):
+    page.set_viewport_size({"width": 1280, "height": 720})
+    seen = []
+    for deck in DECKS:
+        open_deck(page, site_url, deck)
+        predictions = page.evaluate(FORM, "[data-prediction]")
+        closed = page.evaluate(FORM, "details.exercise-box:not([open])")
+        assert len(predictions) >= 3 and closed, deck
+        # open one exercise beside its figure, to see its buttons
+        first = page.locator("details.exercise-box:not(.exercise-alone)").first
+        slide = first.evaluate(SLIDE_OF)
+        page.evaluate("(i) => Reveal.slide(i)", slide)
+        first.locator("> summary").click()
+        opened = page.evaluate(FORM, "details.exercise-box[open]")
+        seen += [(deck, "prediction", p) for p in predictions] + [(deck, "exercise", e) for e in closed + opened]
+    assert {kind for _, kind, _ in seen} == {"prediction", "exercise"}
+    ref = next(f for _, kind, f in seen if kind == "prediction")
+    ref_button = next(f["button"] for _, kind, f in seen if kind == "exercise" and f["button"])
+    assert ref["button"] == ref_button, ("a prediction's button and an exercise's", ref["button"], ref_button)
+    assert ref["box"]["borderTopStyle"] == "solid" and ref["box"]["borderTopWidth"] != "0px"
+    assert ref["box"]["backgroundColor"] not in ("rgba(0, 0, 0, 0)", "transparent")
+    differ = [
+        (deck, kind, f["name"], part, {k: (v, ref[part][k]) for k, v in f[part].items() if v != ref[part][k]})
+        for deck, kind, f in seen
+        for part in ("box", "head", "button")
+        if f[part] is not None and f[part] != (ref[part] if part != "button" else ref_button)
+    ]
+    assert not differ, json.dumps(differ, indent=1)
     page.watch.assert_clean()

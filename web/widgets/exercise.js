@@ -151,6 +151,7 @@ export function mount(element) {
   render();
   hidePrintedCopy(element);
   openWhenAlone(element);
+  besideWhenOpen(element);
 }
 
 // A slide whose body holds nothing but exercises ("Your turn") would show one
@@ -163,6 +164,78 @@ function openWhenAlone(element) {
   if ([...body.children].some((c) => !c.matches('.exercise-box, .exercise-static'))) return;
   box.classList.add('exercise-alone');
   box.open = true;
+}
+
+// Opened on a slide that holds anything else (a figure, a table, the text it
+// asks about), an exercise never covers the slide: the slide's body splits in
+// two (exercise.css .exercise-beside), the slide's own content in one column
+// (.ex-figure: it shrinks, or scrolls inside the column, where it is too tall)
+// and the slide's exercises beside it (.ex-side), above the takeaway strip; on
+// a phone the exercises stack under the figure. Each moved node leaves a
+// placeholder, so closing the last exercise puts the slide back as it was.
+function besideWhenOpen(element) {
+  const box = element.closest('.exercise-box');
+  const body = box && box.closest('.reveal .slide-body');
+  if (!body || box.classList.contains('exercise-alone')) return;
+  box.addEventListener('toggle', () => {
+    arrange(body);
+    if (box.open) requestAnimationFrame(() => showOpened(box));
+  });
+}
+
+// On a phone the slide scrolls up and down and the opened exercise stands under
+// the slide's content: scroll the slide so that as much of it shows as the screen
+// holds, its heading line first (a wide slide is never scrolled: it does not scroll).
+function showOpened(box) {
+  const section = box.closest('section');
+  if (!section || getComputedStyle(section).overflowY !== 'auto') return;
+  const b = box.getBoundingClientRect();
+  const s = section.getBoundingClientRect();
+  const down = Math.min(b.top - s.top - 8, b.bottom - s.bottom + 8);
+  if (down > 0) section.scrollTop += down;
+}
+
+function arrange(body) {
+  const split = body.classList.contains('exercise-beside');
+  const boxes = [...body.querySelectorAll('.exercise-box')];
+  const open = boxes.some((b) => b.open);
+  if (open === split) return;
+  const focused = document.activeElement;
+  if (open) {
+    const side = el('div', { class: 'ex-side' });
+    for (const b of boxes) {
+      b.before(document.createComment('exercise'));
+      side.append(b);
+    }
+    const figure = el('div', { class: 'ex-figure' }, ...body.childNodes);
+    body.append(figure, side);
+    body.classList.add('exercise-beside');
+    requestAnimationFrame(() => reachableFigure(figure));
+  } else {
+    const side = body.querySelector(':scope > .ex-side');
+    const figure = body.querySelector(':scope > .ex-figure');
+    body.replaceChildren(...figure.childNodes);
+    const marks = [];
+    const walk = document.createTreeWalker(body, NodeFilter.SHOW_COMMENT);
+    while (walk.nextNode()) if (walk.currentNode.data === 'exercise') marks.push(walk.currentNode);
+    const moved = [...side.children];
+    moved.forEach((b, i) => (marks[i] ? marks[i].replaceWith(b) : body.append(b)));
+    marks.slice(moved.length).forEach((m) => m.remove());
+    body.classList.remove('exercise-beside');
+  }
+  // moving a focused control drops its focus: give it back (a keyboard user stays on the summary)
+  if (focused && focused !== document.activeElement && body.contains(focused)) focused.focus({ preventScroll: true });
+}
+
+// a column that scrolls is reached from the keyboard too (as deck.js does for a listing)
+function reachableFigure(figure) {
+  const scrolls = figure.scrollHeight > figure.clientHeight + 1 || figure.scrollWidth > figure.clientWidth + 1;
+  const focusable = figure.querySelector('a[href], button, input, select, textarea, summary, [tabindex]');
+  if (scrolls && !focusable) {
+    figure.setAttribute('tabindex', '0');
+    figure.setAttribute('role', 'group');
+    figure.setAttribute('aria-label', 'The slide, beside its exercise');
+  }
 }
 
 // The built page's copy of the exercise (site_builder/exercises.py: the question and
