@@ -35,7 +35,7 @@ class Texts(HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.stack: list[tuple[str, bool, bool]] = []  # (tag, skipped, prose)
+        self.stack: list[tuple[str, bool, bool, bool]] = []  # (tag, skipped, prose, a map label)
         self.prose: list[str] = []
         self.titles: list[str] = []
         self.svg_text: list[str] = []
@@ -45,7 +45,7 @@ class Texts(HTMLParser):
             return
         classes = set((dict(attrs).get("class") or "").split())
         skipped = tag in NOT_PROSE_TAGS or bool(classes & NOT_PROSE_CLASSES)
-        self.stack.append((tag, skipped, tag in PROSE))
+        self.stack.append((tag, skipped, tag in PROSE, "map-label" in classes))
 
     def handle_endtag(self, tag):
         if tag in VOID:
@@ -55,12 +55,14 @@ class Texts(HTMLParser):
                 break
 
     def handle_data(self, data):
-        tags = [t for t, _, _ in self.stack]
+        tags = [t for t, *_ in self.stack]
         if "text" in tags and "svg" in tags:
             self.svg_text.append(data)
-        if any(s for _, s, _ in self.stack):
+        if any(m for *_, m in self.stack):  # the map strip's stage labels are figure labels too
+            self.svg_text.append(data)
+        if any(s for _, s, _, _ in self.stack):
             return
-        if any(p for _, _, p in self.stack):
+        if any(p for _, _, p, _ in self.stack):
             self.prose.append(data)
         if tags and tags[-1] in ("h1", "h2") or (len(tags) > 1 and tags[-2] in ("h1", "h2")):
             self.titles.append(data)
@@ -128,11 +130,11 @@ def test_the_parser_sees_what_the_tests_forbid(tmp_path):
     page = tmp_path / "p.html"
     page.write_text(
         '<h2>Why <span class="katex">d_k</span> and W_O</h2><p>the model\'s <code>x = "a"</code></p>'
-        '<svg><text>√d_k</text></svg><table><tr><td>"data"</td></tr></table><aside class="notes"><p>"no"</p></aside>'
+        '<svg><text>√d_k</text></svg><nav class="map"><span class="map-label">W_V</span></nav><table><tr><td>"data"</td></tr></table><aside class="notes"><p>"no"</p></aside>'
     )
     t = read(page)
     assert [m.group(0) for x in t.titles for m in PLAIN_INDEX.finditer(x)] == ["W_O"]
-    assert [m.group(0) for x in t.svg_text for m in PLAIN_INDEX.finditer(x)] == ["√d_k"]
+    assert [m.group(0) for x in t.svg_text for m in PLAIN_INDEX.finditer(x)] == ["√d_k", "W_V"]
     assert STRAIGHT.findall("".join(t.prose)) == ["'", '"', '"']  # the apostrophe and the notes' quotes
 
 
