@@ -32,7 +32,15 @@ from .predictions import prediction_box
 from .provenance import Provenance
 from .values import bars_parts, figure_parts, fmt, resolve, table_parts, track
 
-FRONT_KEYS = {"title": str, "order": int, "subtitle": str, "tables": list, "part": str, "allow_digits": list}
+FRONT_KEYS = {
+    "title": str,
+    "order": int,
+    "subtitle": str,
+    "tables": list,
+    "part": str,
+    "allow_digits": list,
+    "key_figure": str,
+}
 REQUIRED = ("title", "order")
 BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
 LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
@@ -95,6 +103,9 @@ class Page:
     slug: str
     meta: dict
     slides: list[Slide] = field(default_factory=list)
+    # the figure the index shows for this deck (front matter `key_figure`):
+    # {svg, source, slide (its 0-based index), title (that slide's)}; None without one
+    key_figure: dict | None = None
 
 
 def split_front_matter(text: str, required=REQUIRED) -> tuple[dict, str]:
@@ -297,4 +308,26 @@ class Renderer:
                     comparisons.check(str(html))
                 except comparisons.ComparisonError as exc:
                     raise ContentError(str(exc), _line_of(text, f"subject='{exc.subject}'")) from exc
+        if "key_figure" in meta:
+            page.key_figure = key_figure(page, tables, meta["key_figure"])
         return page
+
+
+def key_figure(page: Page, tables: dict, source: str) -> dict | None:
+    """The deck's key figure for the index: one of the figures its slides show
+    (m.figure), named by its table path; the first slide that shows it is the
+    one the index links to. None while its table says "not measured yet" (the
+    index card then has no picture, as the slide has none)."""
+    if source.split(".")[0] not in page.meta.get("tables", []):
+        raise ContentError(f"key_figure {source!r}: its table is not in the deck's front matter `tables`", 2)
+    try:
+        parts = figure_parts(tables, source)
+    except ValueError as exc:
+        raise ContentError(f"key_figure: {exc}", 2) from exc
+    if parts["unavailable"] is not None:
+        return None
+    marker = f'data-figure="{source}"'
+    shown = [i for i, slide in enumerate(page.slides) if marker in str(slide.html)]
+    if not shown:
+        raise ContentError(f"key_figure {source!r} is not a figure any slide of this deck shows (m.figure)", 2)
+    return {"svg": parts["svg"], "source": source, "slide": shown[0], "title": page.slides[shown[0]].title}

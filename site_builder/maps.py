@@ -3,10 +3,15 @@ content/maps/<name>.toml with a title and an ordered list of stages."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
 from markupsafe import Markup, escape
+
+
+# a stage label's index written in plain text (W_O) is shown as a subscript
+PLAIN_INDEX = re.compile(r"(?<![\w.])([A-Za-z])_([A-Za-z0-9]+)(?!\w)")
 
 
 def load_map(content_dir: Path, name: str) -> dict:
@@ -58,11 +63,12 @@ def map_strip(content_dir: Path, name: str, stage, reach: dict | None = None) ->
         else:
             cls, extra = "todo", ""
         label = escape(s["label"])
+        shown = PLAIN_INDEX.sub(r"\1<sub>\2</sub>", str(label))
         code = f' data-code="{escape(s["code"])}"' if s.get("code") else ""
         tip = f"{label} · code: {escape(s['code'])}" if s.get("code") else label
         items.append(
             f'<li class="{cls}" data-stage="{escape(s["id"])}" title="{tip}"{code}{extra}>'
-            f'<span class="map-label">{label}</span></li>'
+            f'<span class="map-label">{shown}</span></li>'
         )
     title = escape(spec["title"])
     where = f"{ids.index(current[0]) + 1} of {len(ids)}"

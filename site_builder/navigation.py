@@ -34,7 +34,12 @@ def links(decks: list, lab: bool, pages: dict | None = None) -> dict[str, dict]:
             "lab": "lab/index.html" if lab else None,
             "notation": pages.get("notation"),
             "glossary": pages.get("glossary"),
-            "next": {"title": full_title(nxt), "slides": f"decks/{nxt.slug}.html", "reading": f"read/{nxt.slug}.html"}
+            "next": {
+                "title": full_title(nxt),
+                "subtitle": nxt.meta.get("subtitle"),
+                "slides": f"decks/{nxt.slug}.html",
+                "reading": f"read/{nxt.slug}.html",
+            }
             if nxt
             else None,
             "prev": {

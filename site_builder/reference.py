@@ -6,13 +6,20 @@ it). Content without notation.toml or glossary.toml gets neither page."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
+
+from markupsafe import Markup
 
 from . import crosslinks, exercise_texts, glossary, notation
 from .assemble import BuildError
 from .katex_render import render_math
 
+# a symbol with an index written in plain text (W_Q, d_k, √d_k), which the
+# glossary page sets as math; a code name (padding_idx) is left as written
+PLAIN_INDEX = re.compile(r"(?<![\w.])(√)?([A-Za-z])_(\{[^{}]+\}|[A-Za-z0-9]+)(?!\w)")
 NOTATION_PAGE = "notation.html"
 GLOSSARY_PAGE = "glossary.html"
 
@@ -89,7 +96,35 @@ def write(env, staging: Path, ref: Reference, nav_pages: dict, node_modules: Pat
         )
         (staging / NOTATION_PAGE).write_text(page, encoding="utf-8")
     if ref.glossary:
+        set_glossary_math(ref.glossary_rows, node_modules)
         page = env.get_template("glossary.html").render(
             spec=ref.glossary, rows=ref.glossary_rows, root="", pages=nav_pages
         )
         (staging / GLOSSARY_PAGE).write_text(page, encoding="utf-8")
+
+
+def set_glossary_math(rows: list[dict], node_modules: Path) -> None:
+    """Each glossary row's term, meaning and slide title as HTML (``term_html``,
+    ``means_html``, ``title_html``) with every plain-text index (W_O, d_k,
+    √d_k) typeset by KaTeX, as the slides set them; the plain texts stay for
+    the links' accessible names."""
+    fields = ("term", "means", "title")
+    found = sorted({m.group(0) for r in rows for f in fields for m in PLAIN_INDEX.finditer(r[f])})
+
+    def tex(m: re.Match) -> str:
+        body = f"{m.group(2)}_{{{m.group(3).strip('{}')}}}"
+        return f"\\sqrt{{{body}}}" if m.group(1) else body
+
+    typeset = render_math([(tex(PLAIN_INDEX.fullmatch(x)), False) for x in found], node_modules)
+    html = {}
+    for text, out in zip(found, typeset):
+        if isinstance(out, Exception):
+            raise BuildError(f"content/{glossary.FILE}: {text!r}: KaTeX: {out}")
+        html[text] = out
+    for r in rows:
+        for f in fields:
+            parts, last = [], 0
+            for m in PLAIN_INDEX.finditer(r[f]):
+                parts += [escape(r[f][last : m.start()], quote=False), html[m.group(0)]]
+                last = m.end()
+            r[f"{f}_html"] = Markup("".join(parts) + escape(r[f][last:], quote=False))

@@ -74,7 +74,7 @@ def test_the_arguments_are_on_the_slides(site_dir):
     bank = slide(site_dir, "part2", "Same “bank”, two contexts")
     assert 'data-source="part2_bank.both"' in bank["html"]
     # both heads' weight matrices, drawn as heatmaps (tests/test_deck_pictures.py checks their cells)
-    weights = slide(site_dir, "part3", "Every query token's weights, both heads")
+    weights = slide(site_dir, "part3", "Every query token’s weights, both heads")
     assert 'data-figure="part3_pictures.weights_all"' in weights["html"]
 
 

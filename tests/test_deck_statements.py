@@ -166,7 +166,7 @@ def test_the_cost_takeaway_ranks_training_times_only_when_the_runs_do_not_overla
         assert "do not say which trains faster" in text and "median training time" not in text, text
     else:
         word = "lower" if times["attn4"]["median"] < times["attn1"]["median"] else "higher"
-        assert f"{word} than one head's" in text, text
+        assert f"{word} than one head’s" in text, text
 
 
 def test_the_noise_slide_names_exactly_the_runs_not_trained_on_pinned_code_paths(site_dir):
