@@ -9,7 +9,6 @@ from pathlib import Path
 
 from markupsafe import Markup, escape
 
-
 # a stage label's index written in plain text (W_O) is shown as a subscript
 PLAIN_INDEX = re.compile(r"(?<![\w.])([A-Za-z])_([A-Za-z0-9]+)(?!\w)")
 

@@ -14,8 +14,8 @@ import pytest
 PHONE = {"width": 390, "height": 844}
 # the first slide's title and body, where they stand
 PLACES = """() => [...document.querySelectorAll('.reveal .slides > section:first-child :is(h1, h2, .slide-body)')]
-  .map((e) => { const r = e.getBoundingClientRect();
-                return [e.tagName, Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]; })"""
+  .map((e) => { const r = e.getBoundingClientRect(), at = (v) => Math.round(v);
+                return [e.tagName, at(r.left), at(r.top), at(r.width), at(r.height)]; })"""
 
 
 @pytest.mark.parametrize("deck", ["maps", "results"])

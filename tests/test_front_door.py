@@ -53,7 +53,9 @@ def test_the_index_has_one_card_per_deck_with_its_key_figure(browser, site_url, 
         page.goto(f"{site_url}/index.html")
         page.wait_for_load_state("load")
         cards = page.evaluate(CARDS)
-        assert [c["deck"] for c in cards] == [f"decks/{s}.html" for s in sorted(DECKS, key=lambda s: front_matter(s)["order"])]
+        assert [c["deck"] for c in cards] == [
+            f"decks/{s}.html" for s in sorted(DECKS, key=lambda s: front_matter(s)["order"])
+        ]
         for slug, card in zip(sorted(DECKS, key=lambda s: front_matter(s)["order"]), cards):
             source = front_matter(slug)["key_figure"]
             assert card["figure"] == source, (slug, card)
@@ -144,7 +146,9 @@ def test_the_key_figure_is_shown_on_the_index_linked_to_its_slide(mini, capsys):
     rc, log = run_build(capsys, content, tables, out, "--no-export")
     assert rc == 0, log
     index = (out / "index.html").read_text(encoding="utf-8")
-    card = re.search(r'<li class="deck-card">\s*<figure class="card-figure" data-figure="fig.svg">(.*?)</li>', index, re.S)
+    card = re.search(
+        r'<li class="deck-card">\s*<figure class="card-figure" data-figure="fig.svg">(.*?)</li>', index, re.S
+    )
     assert card and 'id="mini-fig"' in card.group(1)
     assert 'href="decks/keyed.html#/1">“The picture”</a>' in card.group(1)
     assert index.count('<li class="deck-card">') == 3  # the decks without a key figure keep a card, with no picture

@@ -15,8 +15,6 @@ import tomllib
 from html import unescape
 from html.parser import HTMLParser
 
-import pytest
-
 from common.settings import ROOT
 
 DECKS = ["maps", "part2", "part3", "results"]
@@ -75,9 +73,11 @@ def read(path) -> Texts:
 
 
 def pages(site_dir):
-    return [site_dir / "decks" / f"{d}.html" for d in DECKS] + [
-        site_dir / "read" / f"{d}.html" for d in DECKS
-    ] + [site_dir / "index.html", site_dir / "glossary.html"]
+    return (
+        [site_dir / "decks" / f"{d}.html" for d in DECKS]
+        + [site_dir / "read" / f"{d}.html" for d in DECKS]
+        + [site_dir / "index.html", site_dir / "glossary.html"]
+    )
 
 
 def test_titles_and_figure_labels_set_indices_as_math(site_dir):
@@ -130,7 +130,8 @@ def test_the_parser_sees_what_the_tests_forbid(tmp_path):
     page = tmp_path / "p.html"
     page.write_text(
         '<h2>Why <span class="katex">d_k</span> and W_O</h2><p>the model\'s <code>x = "a"</code></p>'
-        '<svg><text>√d_k</text></svg><nav class="map"><span class="map-label">W_V</span></nav><table><tr><td>"data"</td></tr></table><aside class="notes"><p>"no"</p></aside>'
+        '<svg><text>√d_k</text></svg><nav class="map"><span class="map-label">W_V</span></nav>'
+        '<table><tr><td>"data"</td></tr></table><aside class="notes"><p>"no"</p></aside>'
     )
     t = read(page)
     assert [m.group(0) for x in t.titles for m in PLAIN_INDEX.finditer(x)] == ["W_O"]
@@ -152,7 +153,11 @@ class Structure(HTMLParser):
         classes = (dict(attrs).get("class") or "").split()
         if self.inside is None and self.start in classes:
             self.inside = self.depth
-        if self.inside is not None and not any(c.startswith("katex") for c in classes) and tag not in ("span", "a", "code"):
+        if (
+            self.inside is not None
+            and not any(c.startswith("katex") for c in classes)
+            and tag not in ("span", "a", "code")
+        ):
             self.shape.append((self.depth - self.inside, tag, tuple(sorted(classes))))
 
     def handle_endtag(self, tag):
@@ -187,12 +192,19 @@ def test_the_four_decks_open_with_one_title_slide_pattern(site_dir):
         s = structure(first, "title-slide")
         shapes[slug] = s.shape
         meta = tomllib.loads((ROOT / "content" / "decks" / f"{slug}.md").read_text(encoding="utf-8").split("+++")[1])
-        head = re.search(r'<div class="title-slide">\s*<p class="part-label">(.*?)</p>\s*<h1>(.*?)</h1>\s*'
-                         r'<p class="title-subtitle">(.*?)</p>\s*<p class="title-lede muted small">', first, re.S)
+        head = re.search(
+            r'<div class="title-slide">\s*<p class="part-label">(.*?)</p>\s*<h1>(.*?)</h1>\s*'
+            r'<p class="title-subtitle">(.*?)</p>\s*<p class="title-lede muted small">',
+            first,
+            re.S,
+        )
         assert head, slug
         assert [unescape(x) for x in head.groups()] == [meta["part"], meta["title"], meta["subtitle"]], slug
     assert shapes["maps"][:5] == [
-        (0, "div", ("title-slide",)), (1, "p", ("part-label",)), (1, "h1", ()), (1, "p", ("title-subtitle",)),
+        (0, "div", ("title-slide",)),
+        (1, "p", ("part-label",)),
+        (1, "h1", ()),
+        (1, "p", ("title-subtitle",)),
         (1, "p", ("muted", "small", "title-lede")),
     ]
     top = {slug: [x for x in shape if x[0] <= 1] for slug, shape in shapes.items()}
