@@ -285,6 +285,8 @@ def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
         page.goto(f"{url}/decks/maps.html")
         assert page.evaluate(FEATURES)["service_worker"], f"{page.engine} offers no service worker on localhost"
         page.wait_for_function("navigator.serviceWorker.controller !== null", timeout_s=30)
+        # visited: the deck and its widgets up (its later slides' widgets come after 'load'), then kept
+        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined", timeout_s=60)
         page.wait_for_function(KEPT, timeout_s=30)
         assert start_lab(page, url)["ok"]
         online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
@@ -300,6 +302,8 @@ def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
         page.assert_clean()
         page.goto(f"{url}/decks/maps.html")
         page.wait_for_function("window.Reveal && Reveal.isReady()")
+        # every slide's body in place (static/deck.js places the later ones when idle) and its widgets up
+        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
         assert page.evaluate("() => document.querySelectorAll('.slides .katex').length") > 10
         page.assert_clean()
     finally:

@@ -244,9 +244,24 @@ export function offerKeepOffline(doc = document) {
   return box;
 }
 
+// The page's widgets are up (widgets/loader.js sets <html data-widgets-ready>;
+// a deck's later slides and their widgets come after 'load'); at once on a page
+// without widgets, and never later than maxMs.
+function widgetsUp(maxMs = 30000) {
+  const html = document.documentElement;
+  const done = () => html.dataset.widgetsReady !== undefined
+    || !document.querySelector('.widget[data-widget], template.slide-later');
+  if (done()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const watch = new MutationObserver(() => { if (done()) { watch.disconnect(); resolve(); } });
+    watch.observe(html, { attributes: true, attributeFilter: ['data-widgets-ready'] });
+    setTimeout(() => { watch.disconnect(); resolve(); }, maxMs);
+  });
+}
+
 // A deck, reading view or the index: keep the page and what it loaded for
 // offline use, once at 'load' (a learner may leave at once) and again a moment
-// later for what comes after it (fonts, widgets and their tables).
+// after its widgets are up for what came after it (fonts, widgets and their tables).
 export function keepPageOffline(settleMs = 1500) {
   if (location.protocol === 'file:') return Promise.resolve({ ok: false, reason: 'opened as a file' });
   const loaded = document.readyState === 'complete' ? Promise.resolve()
@@ -256,6 +271,7 @@ export function keepPageOffline(settleMs = 1500) {
   return loaded.then(afterFirstPaint).then(registerOffline).then(async (o) => {
     if (!o.ok) return o;
     const first = await keepShell(shellUrls());
+    await widgetsUp();
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const later = await keepShell(shellUrls());
     precacheSite().catch(() => {});
