@@ -93,6 +93,6 @@ def test_the_built_slides_print_the_table(site_dir, rp):
     four = next(s for s in sections if 'data-figure="part3_replay.svg_four"' in s)
     text = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", four)))
     for x in rp["heads_selected"]:
-        assert f'head {x["head"]} → "{x["token"]}" {x["weight"]:.2f}' in text
+        assert f"head {x['head']} → “{x['token']}” {x['weight']:.2f}" in text
     table = next(s for s in sections if 'data-source="part3_replay"' in s and "<table" in s)
     assert all(html.escape(row[2], quote=False) in table for row in rp["rows"])

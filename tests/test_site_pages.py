@@ -315,6 +315,8 @@ def test_a_deck_opened_as_a_file_says_how_to_serve_its_widgets(browser, site_dir
     try:
         page = context.new_page()
         page.goto((site_dir / "decks" / "part2.html").as_uri())
+        # every slide's body in place (static/deck.js runs over file://; the later ones come when idle)
+        page.wait_for_function("document.documentElement.dataset.slidesPlaced === 'true'")
         texts = page.evaluate("[...document.querySelectorAll('.widget .widget-loading')].map((p) => p.textContent)")
         assert len(texts) >= 5
         for text in texts:
