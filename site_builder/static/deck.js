@@ -10,7 +10,7 @@
 // shown, so the reading view opens at the same place.
 /* global Reveal, RevealNotes */
 (function () {
-  const PHONE = window.matchMedia("(max-width: 600px), (max-height: 500px) and (max-width: 1000px)");
+  const PHONE = window.matchMedia(window.DECK_PHONE);   // a phone's query: templates/deck.html's head script
   const FIGURE_MIN_SCALE = 0.9; // px per figure unit on a phone: 18-unit labels stay 16 px
   const SWIPE = 50;
   const printing = /print-pdf/i.test(window.location.search);
