@@ -78,13 +78,14 @@
     place(next);
     idle(placeRest);
   }
+
+  setMode();   // the figures in place so far; place() sizes each later body's
   if (printing) SLIDES().forEach(place);
   else placeAround(Number((/^#\/(\d+)/.exec(window.location.hash) || [0, 0])[1]));
 
   // reveal.js starts after the page's first paint (printing: at once), so the
   // browser shows the slide before it lays out the deck; a tab in the
   // background, which draws no frames, starts it within 100 ms
-  setMode();
   let started = false;
   function startOnce() {
     if (started) return;
