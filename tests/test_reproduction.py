@@ -200,3 +200,27 @@ def test_the_results_deck_states_what_the_record_says(site_dir, record, results)
     else:
         assert f"All {len(results['runs'])} runs of the table were trained on the pinned code paths" in text
     assert "none of the seed-to-seed spread is rounding noise" not in text
+
+
+def test_the_table_groups_runs_by_the_cpu_that_trained_them(record, results):
+    """A run's CPU is its own record's, else that of a rerun that gave its weights
+    bit for bit; runs with neither are named as not recorded."""
+    sha = {k: committed_sha(k) for k in ("mlp", "attn1", "attn4")}
+    runs = [
+        {"kind": "mlp", "seed": 11, "numerics": "pinned: x", "test_loss": 3.8, "train_seconds": 1.0},
+        {"kind": "mlp", "seed": 29, "numerics": "pinned: x", "test_loss": 3.7, "train_seconds": 1.0, "cpu": "Chip B"},
+        {"kind": "attn1", "seed": 11, "numerics": "pinned: x", "test_loss": 3.3, "train_seconds": 1.0},
+        {"kind": "attn1", "seed": 29, "numerics": "pinned: x", "test_loss": 3.2, "train_seconds": 1.0, "cpu": "Chip A"},
+        {"kind": "attn4", "seed": 11, "numerics": "pinned: x", "test_loss": 3.2, "train_seconds": 1.0},
+    ]
+    rerun = dict(record["reruns"][0], kind="attn1", seed=11, cpu="Chip A", weights_sha256=sha["attn1"])
+    other = dict(rerun, kind="attn4", cpu="Chip B", weights_sha256="0" * 64)  # other weights: says nothing
+    t = reproduction({"format": 1, "reruns": [rerun, other]}, {"runs": runs}, sha)
+    assert t["run_cpus"] == ["Chip A", "Chip B"] and not t["one_cpu"]
+    assert t["run_cpu_text"] == (
+        "on a Chip A: one-head attention seeds 11 and 29; on a Chip B: fixed-window MLP seed 29; "
+        "CPU not recorded: fixed-window MLP seed 11, four-head attention seed 11"
+    )
+    same = [dict(r, cpu="Chip A") for r in runs]
+    t = reproduction({"format": 1, "reruns": [rerun]}, {"runs": same}, sha)
+    assert t["one_cpu"] and t["run_cpus"] == ["Chip A"] and t["run_cpu_text"].startswith("on a Chip A: fixed-window MLP seeds 11 and 29")

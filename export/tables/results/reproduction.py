@@ -69,6 +69,7 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
         for r in reruns
     ]
     identical = all(k["identical"] for k in per_kind)
+    by_cpu = _runs_by_cpu(runs, reruns, committed_sha)
     cpus = sorted({r.get("cpu", "not recorded") for r in reruns})
     torches = sorted({r["torch_version"] for r in reruns})
     return {
@@ -92,17 +93,52 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
         "unpinned_runs": len(unpinned),
         "unpinned_seeds": sorted({r["seed"] for r in unpinned}),
         "unpinned_seeds_text": " and ".join(str(s) for s in sorted({r["seed"] for r in unpinned})),
-        "unpinned_text": "; ".join(
-            f"{LABELS[k][0].lower() + LABELS[k][1:]} seed{'s' if len(seeds) > 1 else ''} "
-            + " and ".join(str(s) for s in seeds)
-            for k in KINDS
-            if (seeds := sorted(r["seed"] for r in unpinned if r["kind"] == k))
+        "unpinned_text": _run_words(unpinned, "; "),
+        "run_cpus": sorted(c for c in by_cpu if c is not None),
+        "one_cpu": len(by_cpu) == 1 and None not in by_cpu,
+        "run_cpu_text": "; ".join(
+            f"{'CPU not recorded' if cpu is None else 'on ' + _article(cpu) + ' ' + cpu}: {_run_words(rs)}"
+            for cpu, rs in sorted(by_cpu.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
         ),
         "retrain_hours": cost / 3600,
         "retrain_minutes_per_kind": {k: s / 60 for k, s in pinned_seconds.items()},
         "header": ["model", "seed", "code paths", "same weights as committed", "test loss", "minutes"],
         "rows": rows,
     }
+
+
+def _runs_by_cpu(runs: list[dict], reruns: list[dict], committed_sha: dict) -> dict:
+    """{CPU model (None where unknown): the runs trained on it}. A run's CPU is
+    its own record's; a run that did not record one (trained before models.train
+    recorded it) takes the CPU of a rerun that gave its weights bit for bit,
+    since only the same kind of CPU gives the same bits."""
+    by_cpu: dict = {}
+    for r in runs:
+        cpu = r.get("cpu") or next(
+            (
+                x["cpu"]
+                for x in reruns
+                if x["kind"] == r["kind"] and x["seed"] == r["seed"] and x["weights_sha256"] == committed_sha.get(r["kind"])
+            ),
+            None,
+        )
+        by_cpu.setdefault(cpu, []).append(r)
+    return by_cpu
+
+
+def _run_words(runs: list[dict], sep: str = ", ") -> str:
+    """Runs named by model and seed ("one-head attention seeds 11 and 29, four-head attention seed 11")."""
+    parts = []
+    for k in KINDS:
+        seeds = sorted(r["seed"] for r in runs if r["kind"] == k)
+        if seeds:
+            label = LABELS[k][0].lower() + LABELS[k][1:]
+            parts.append(f"{label} seed{'s' if len(seeds) > 1 else ''} " + " and ".join(str(s) for s in seeds))
+    return sep.join(parts)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
 def _words(kinds: list[str]) -> str:
