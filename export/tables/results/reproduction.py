@@ -118,7 +118,8 @@ def _runs_by_cpu(runs: list[dict], reruns: list[dict], committed_sha: dict) -> d
             (
                 x["cpu"]
                 for x in reruns
-                if x["kind"] == r["kind"] and x["seed"] == r["seed"] and x["weights_sha256"] == committed_sha.get(r["kind"])
+                if (x["kind"], x["seed"]) == (r["kind"], r["seed"])
+                and x["weights_sha256"] == committed_sha.get(r["kind"])
             ),
             None,
         )
