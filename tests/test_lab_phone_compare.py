@@ -196,3 +196,24 @@ def test_with_an_experiment_on_the_three_cards_still_compare_on_one_screen(lab):
         else:  # a different run: its text, beside the plain one
             assert box.locator(".experiment-text").is_visible()
     assert same >= 1  # head 2 of the four-head model off leaves the other two models' runs as they were
+
+
+def test_the_sampling_settings_say_what_the_shown_continuations_were_made_with(lab):
+    """Under the sliders, on screen with them: the settings the shown continuations
+    were sampled with, and each one changed since (the effect shows after Generate)."""
+    line = "#sampling-last"
+    lab.check('input[name="mode"][value="sampled"]')
+    evaluate(lab, f"return await window.lab.generate({{prompt: {PROMPT!r}, mode: 'sampled', limit: 4, seed: 5}});")
+    t = lab.evaluate("() => Number(document.getElementById('temperature').value).toFixed(2)")
+    text = lab.inner_text(line)
+    assert text == f"The continuations shown were sampled with these settings (T {t}, top-k off, top-p off, seed 5)."
+    lab.fill("#seed", "6")
+    lab.dispatch_event("#seed", "input")
+    lab.eval_on_selector("#temperature", "(e) => { e.value = '1.5'; e.dispatchEvent(new Event('input')); }")
+    changed = lab.inner_text(line)
+    assert changed.endswith(f"Changed since: T {t} → 1.50, seed 5 → 6: Generate to see the effect."), changed
+    box, slider = lab.evaluate(BOX, line), lab.evaluate(BOX, "#temperature")
+    assert 0 < box["top"] - slider["bottom"] < PHONE["height"], (box, slider)  # below the slider, within a screen
+    evaluate(lab, f"return await window.lab.generate({{prompt: {PROMPT!r}, mode: 'greedy', limit: 2}});")
+    lab.check('input[name="mode"][value="sampled"]')
+    assert lab.inner_text(line).startswith("The continuations shown are greedy")

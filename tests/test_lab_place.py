@@ -133,6 +133,9 @@ def test_the_phone_switcher_is_real_toggles(browser, site_url):
     context, page = new_page(browser, site_url, VIEWPORTS["phone"])
     group = page.locator("#model-tabs")
     assert group.get_attribute("role") == "group"
+    label = page.locator("#model-tabs-label")  # a visible label, and the group's accessible name
+    assert label.is_visible() and group.get_attribute("aria-labelledby") == "model-tabs-label"
+    assert label.inner_text() == "Model shown in Inspect"
     buttons = group.locator("button")
     assert [b.get_attribute("aria-pressed") for b in buttons.all()] == ["true", "false", "false"]
     assert all(b.get_attribute("role") is None for b in buttons.all())

@@ -154,6 +154,37 @@ export function syncModeInputs() {
   $('sampling').classList.toggle('folded', greedy); // folded away in greedy mode, where they do nothing
   $('temperature-value').textContent = Number($('temperature').value).toFixed(2);
   $('top-p-value').textContent = Number($('top-p').value).toFixed(2);
+  syncSamplingLast();
+}
+
+// Beside the sampling settings, what they did: the settings the shown
+// continuations were made with, and which of them changed since (a change
+// shows only after the next Generate), so the effect of a slider is never
+// looked for in continuations it did not make.
+const SAMPLING = [['temperature', 'T', (v) => Number(v).toFixed(2)],
+  ['top_k', 'top-k', (v) => (v ? String(v) : 'off')], ['top_p', 'top-p', (v) => (v < 1 ? Number(v).toFixed(2) : 'off')],
+  ['seed', 'seed', String]];
+
+export function samplingLast(last, now) {
+  if (!last) return '';
+  if (last.mode !== 'sampled') {
+    return now.mode === 'sampled' ? 'The continuations shown are greedy: Generate to sample them with these settings.'
+      : '';
+  }
+  const made = SAMPLING.map(([key, name, show]) => `${name} ${show(last[key])}`).join(', ');
+  if (now.mode !== 'sampled') return `The continuations shown were sampled (${made}).`;
+  const changed = SAMPLING.filter(([key, , show]) => show(last[key]) !== show(now[key]))
+    .map(([key, name, show]) => `${name} ${show(last[key])} → ${show(now[key])}`);
+  return changed.length ? `The continuations shown were sampled with ${made}. Changed since: ${changed.join(', ')}: `
+    + 'Generate to see the effect.' : `The continuations shown were sampled with these settings (${made}).`;
+}
+
+export function syncSamplingLast() {
+  const line = $('sampling-last');
+  if (!line) return;
+  const text = samplingLast(S.run?.options, readControls());
+  line.hidden = !text;
+  line.textContent = text;
 }
 
 // Each problem is reported next to the control that caused it.

@@ -10,7 +10,7 @@ import { renderRealStory } from './real-story.js';
 import { call } from './rpc.js';
 import { S, $ } from './state.js';
 import { runJob, jobBackend } from './jobs.js';
-import { analyse, readControls, showTask, validate, writeControls } from './controls.js';
+import { analyse, readControls, showTask, syncSamplingLast, validate, writeControls } from './controls.js';
 import { checkAblation, checkText } from './guards.js';
 import { selectStep } from './job-inspect.js';
 import { applicable, experimentOn, showExperimentNote } from './experiment.js';
@@ -58,6 +58,7 @@ async function generateJob(job, options, prompts, { early = false, experiment: w
   $('page-error').hidden = true;
   const status = await jobBackend(o.backend, early);
   const run = startRun(job, o, status.backend, analyses, ablation, second);
+  syncSamplingLast();
   const decode = (a) => call('generate', {
     runId: run.id, kinds: S.metadata.order, backend: status.backend, prompts: analyses.map((x) => x.ids),
     mode: o.mode, temperature: o.temperature, seed: o.seed >>> 0, limit: o.limit, top_k: o.top_k, top_p: o.top_p,

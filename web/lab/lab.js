@@ -19,8 +19,8 @@ import { S, $ } from './state.js';
 import { CONSIDER_SOFTWARE, runtimeItem, showLoadTable, showModelErrors, switchBackend, useBackend }
   from './backends.js';
 import { modelError } from './runtime-view.js';
-import { fillPresets, problems, readControls, showPageError, showProblems, syncModeInputs, syncTask, updateGenerate }
-  from './controls.js';
+import { fillPresets, problems, readControls, showPageError, showProblems, syncModeInputs, syncSamplingLast, syncTask,
+  updateGenerate } from './controls.js';
 import { stop } from './jobs.js';
 import { generate, onGenerationEvent } from './job-generate.js';
 import { renderInspectPanel } from './job-inspect.js';
@@ -84,6 +84,7 @@ function wireControls() {
     $(id).addEventListener('input', () => { syncModeInputs(); renderInspectPanel(); });
   }
   for (const id of ['seed', 'limit']) $(id).addEventListener('input', () => showProblems(problems(readControls())));
+  $('seed').addEventListener('input', syncSamplingLast);
   syncModeInputs();
   const initial = new URLSearchParams(location.search).get('backend');
   if (BACKENDS.includes(initial)) $('backend').value = initial;
