@@ -277,15 +277,15 @@ const topK = {
   answer: ({ p, token }) => share(p, ranked(p).slice(0, 2), token - 1),
   question: ({ p, token }) => [
     `Next-token probabilities over five tokens: ${listLine(p)}.`,
-    `After top-k with k = 2 and renormalising, what probability does “${WORDS[token - 1]}” get, to 3 decimals?`,
+    `After top-k = 2 and renormalising, what probability does “${WORDS[token - 1]}” get, to 3 decimals?`,
   ],
   mistakes: [
     { name: 'not-renormalised', value: ({ p, token }) => p[token - 1],
       message: 'That is the probability before the cut: the two kept tokens are renormalised to add up to 1.' },
     { name: 'top-three', value: ({ p, token }) => share(p, ranked(p).slice(0, 3), token - 1),
-      message: 'That renormalises over three tokens; k = 2 keeps the two most likely.' },
+      message: 'That renormalises over three tokens; top-k = 2 keeps the two most likely.' },
     { name: 'equal-shares', value: () => 0.5,
-      message: 'The kept tokens keep their proportions: divide by their summed probability, not by k.' },
+      message: 'The kept tokens keep their proportions: divide by their summed probability, not by their number.' },
   ],
   hint: 'Sort the tokens by probability, keep the two most likely, and divide the token\'s probability '
     + 'by the sum of the two.',
@@ -328,7 +328,7 @@ const topP = {
   answer: ({ p, top_p: top }) => share(p, ranked(p).slice(0, keptCount(p, top)), ranked(p)[0]),
   question: ({ p, top_p: top }) => [
     `Next-token probabilities over five tokens: ${listLine(p)}.`,
-    `After top-p with p = ${f(top, 1)} and renormalising, what probability does the most likely token, `
+    `After top-p = ${f(top, 1)} and renormalising, what probability does the most likely token, `
       + `“${WORDS[ranked(p)[0]]}”, get, to 3 decimals?`,
   ],
   mistakes: [
