@@ -336,10 +336,11 @@ const topP = {
       message: 'That is the probability before the cut: the kept tokens are renormalised to add up to 1.' },
     { name: 'one-too-few', value: ({ p, top_p: top }) =>
       share(p, ranked(p).slice(0, keptCount(p, top) - 1), ranked(p)[0]),
-    message: 'One token too few: top-p keeps tokens until their share reaches p, the one that crosses p included.' },
+    message: 'One token too few: top-p keeps tokens until their share reaches the threshold, '
+      + 'the one that crosses it included.' },
     { name: 'one-too-many', value: ({ p, top_p: top }) =>
       share(p, ranked(p).slice(0, keptCount(p, top) + 1), ranked(p)[0]),
-    message: 'One token too many: top-p stops at the first token whose running share reaches p.' },
+    message: 'One token too many: top-p stops at the first token whose running share reaches the threshold.' },
     { name: 'unsorted', value: ({ p, top_p: top }) => {
       let running = 0;
       const kept = [];
@@ -351,7 +352,7 @@ const topP = {
     },
     message: 'That adds up the tokens in the order listed; top-p adds them from the most likely down.' },
   ],
-  hint: 'Sort from the most likely down and add probabilities until the running sum reaches p; '
+  hint: 'Sort from the most likely down and add probabilities until the running sum reaches the top-p threshold; '
     + 'keep those tokens and divide by their sum.',
   steps: ({ p, top_p: top }) => {
     const order = ranked(p);
