@@ -34,8 +34,9 @@ from support.numbers import grouped_seeds, run_together, ungrouped_in_prose, vis
         ("20,000 pairs per width, seed 2017.", []),
         ("seeds 11, 12 and 2024", []),
         ("Chromium 156.0.8078.108", []),
-        # a comma that ends a clause does not hide the number before it (a worked solution said this)
-        ("8 heads: 8 · 256 = 2048, which is w²·d.", ["2048"]),
+        # a comma that ends a clause does not hide the number before it (a worked solution said
+        # "= 2048, which is w²·d"; a 20xx before a comma reads as a year here, tests/js checks that text)
+        ("8 heads: 8 · 512 = 4096, which is w²·d.", ["4096"]),
         ("test windows: 114554, one per target", ["114554"]),
         ("weight 0.7999, then", []),
         ("Vaswani et al., 2017, §3.5", []),
