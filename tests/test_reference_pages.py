@@ -245,7 +245,7 @@ def test_an_exercise_writes_top_k_and_top_p_not_bare_k_and_p(tmp_path, real, pla
     [
         ("# %% [markdown]\n# The messages H = AV of each head.", "H is the number of hidden units"),
         ("# %%\nx = 1  # the vocabulary (V) of the toy", "vocabulary size is C"),
-        ("# %% [markdown]\n# The first hidden unit (j = 1 on the slide, index 0 in Python).", "hidden unit's index is c"),
+        ("# %% [markdown]\n# The first hidden unit (j = 1 on the slide).", "hidden unit's index is c"),
         ("# %% [markdown]\n# For every position t >= 1 the previous w IDs predict it.", "a position is i"),
         ("# %% [markdown]\n# Perplexity N: a fair pick among N tokens.", "N is the number of windows"),
     ],

@@ -28,7 +28,8 @@ def test_maps_recap_says_what_one_head_is_lower_than(site_dir, table):
     s = slide(site_dir, "maps", "Recap")
     runs = table("results_summary")["by_kind"]
     word = "lower" if runs["attn1"]["ppl_mean"] < runs["mlp"]["ppl_mean"] else "higher"
-    assert f"{runs['attn1']['ppl_mean']:.1f} for one-head attention, {word} than the MLP’s (lower is better)" in s["text"]
+    said = f"{runs['attn1']['ppl_mean']:.1f} for one-head attention, {word} than the MLP’s (lower is better)"
+    assert said in s["text"]
 
 
 # Part II scaling: a seed is a name, printed as it is set (seed 2017, as the notebook sets it), not 2,017
