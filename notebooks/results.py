@@ -143,7 +143,7 @@ for kind in KINDS:
 # Each model was trained with seeds 11, 29 and 47 (`models/results.json`; the
 # seed-11 states are the checkpoints above). For the four-head model: the mean
 # test perplexity, the deviations from it, and the sample standard deviation
-# (divide by n - 1); then how much lower it is than the one-head mean.
+# (divide by the number of runs minus 1); then how much lower it is than the one-head mean.
 
 # %%
 recorded_runs = json.loads(MODELS.results.read_text(encoding="utf-8"))["runs"]

@@ -102,6 +102,8 @@ def deck(content: Path, name: str, order: int, body: str) -> None:
         ("Top-k with k = 12 keeps the most likely.", "write top-k = 3"),
         ("**Top-k** keeps the $k$ most likely tokens.", "write top-k = 3"),
         ("**Top-p** keeps the fewest whose share reaches $p$.", "write top-k = 3"),
+        ("The sample SD divides by $n - 1$.", "n is the number of draws"),
+        ("A layer from n inputs has many weights.", "n is the number of draws"),
     ],
 )
 def test_a_symbol_used_in_another_meaning_stops_the_build(mini, capsys, line, says):
@@ -248,6 +250,7 @@ def test_an_exercise_writes_top_k_and_top_p_not_bare_k_and_p(tmp_path, real, pla
         ("# %% [markdown]\n# The first hidden unit (j = 1 on the slide).", "hidden unit's index is c"),
         ("# %% [markdown]\n# For every position t >= 1 the previous w IDs predict it.", "a position is i"),
         ("# %% [markdown]\n# Perplexity N: a fair pick among N tokens.", "N is the number of windows"),
+        ("# %% [markdown]\n# The sample standard deviation (divide by n - 1).", "n is the number of draws"),
     ],
 )
 def test_a_notebook_in_another_meaning_stops_the_build(tmp_path, cell, says):

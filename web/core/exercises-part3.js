@@ -145,13 +145,14 @@ const meanSd = {
   ],
   mistakes: [
     { name: 'divided-by-n', value: ({ x }) => Math.sqrt(sum(squares(x)) / x.length),
-      message: 'That divides by n; the sample SD divides the squared deviations by n − 1.' },
+      message: 'That divides by the number of runs; the sample SD divides the squared deviations by one fewer.' },
     { name: 'variance', value: ({ x }) => sum(squares(x)) / (x.length - 1),
       message: 'That is the variance; the SD is its square root.' },
     { name: 'variance-by-n', value: ({ x }) => sum(squares(x)) / x.length,
-      message: 'That is the variance with n; divide by n − 1 and take the square root.' },
+      message: 'That is the variance over the number of runs; divide by one fewer and take the square root.' },
   ],
-  hint: 'Mean first; then add the squared deviations from it, divide by n − 1, and take the square root.',
+  hint: 'Mean first; then add the squared deviations from it, divide by the number of runs minus 1, '
+    + 'and take the square root.',
   steps: ({ x }) => [
     `Mean = ${f(sum(x), 1)} / ${x.length} = ${f(mean(x), 4)}.`,
     `Squared deviations: ${vec(squares(x), 4)}; sum ${f(sum(squares(x)), 4)}.`,
