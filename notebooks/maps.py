@@ -95,8 +95,8 @@ got["maps_story.ids"] = ids
 # %% [markdown]
 # ## 2. Windows and targets
 #
-# For every position t >= 1 the previous w = 4 IDs (left-padded with `<PAD>`)
-# predict the ID at t. One window per ordinary token, plus one for `<EOS>`.
+# Every ID after `<BOS>` is a target: the w = 4 IDs before it (left-padded with
+# `<PAD>`) are its window. One window per ordinary token, plus one for `<EOS>`.
 
 # %%
 all_X, all_y = make_windows([ids], context=C_W)
@@ -185,9 +185,9 @@ got["maps_mlp.loss"] = loss.item()
 # %% [markdown]
 # ## 7. The gradient of one weight, and one SGD step
 #
-# For the head weight that connects the first hidden unit (j = 1 on the slide,
-# index 0 in Python) to the logit of `red` (ID 9):
-# dL/dW₂[9, 0] = mean over the batch of (p(red) - [y = red]) * h_1.
+# For the head weight that connects the first hidden unit (c = 1 on the slide,
+# index 0 in Python) to the logit of `red` (ID 9), `vocab_head.weight[9, 0]` in code:
+# its gradient is the mean over the batch of (p(red) - [y = red]) * h_1.
 
 # %%
 mlp.zero_grad(set_to_none=True)

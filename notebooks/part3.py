@@ -106,27 +106,27 @@ W_V = np.array([[1.0, 0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0], [0, 1.0, 0, 0]])
 W_O = np.array([[0.5, 0, 0, 0], [0, 0, 0, -0.5], [0, 0.5, 0, 0], [0, 0, 0.5, 0]])
 
 E = np.array([ROWS[t] for t in TOKENS])  # [10, 4]
-T = len(TOKENS)
+n_tokens = len(TOKENS)
 
 
-def split_heads(M):  # [T, 4] -> [2 heads, T, 2]
-    return M.reshape(T, 2, 2).transpose(1, 0, 2)
+def split_heads(M):  # [10 tokens, 4] -> [2 heads, 10 tokens, 2]
+    return M.reshape(n_tokens, 2, 2).transpose(1, 0, 2)
 
 
 Q, K, V = split_heads(E @ W_Q), split_heads(E @ W_K), split_heads(E @ W_V)
 scores = Q @ K.transpose(0, 2, 1) / math.sqrt(2)  # [2, 10, 10]
-future = np.triu(np.ones((T, T), dtype=bool), 1)
+future = np.triu(np.ones((n_tokens, n_tokens), dtype=bool), 1)
 masked = np.where(future[None], -np.inf, scores)
 A = np.exp(masked - masked.max(-1, keepdims=True))
 A = A / A.sum(-1, keepdims=True)
-H = A @ V  # [2, 10, 2]
-concat = H.transpose(1, 0, 2).reshape(T, 4)  # [10, 4]
+msgs = A @ V  # [2, 10, 2]: each head's messages m = AV
+concat = msgs.transpose(1, 0, 2).reshape(n_tokens, 4)  # [10, 4]
 out = E + concat @ W_O
-for h in range(2):
-    print(f"head {h + 1}, final 'the' attends:", " ".join(f"{t}:{w:.3f}" for t, w in zip(TOKENS, A[h, -1])))
-    print(f"         message {H[h, -1]}")
-    got[f"part3_fisherman.heads.{h}.weights"] = A[h, -1].tolist()
-    got[f"part3_fisherman.heads.{h}.message"] = H[h, -1].tolist()
+for g in range(2):  # head g + 1 (heads are numbered from 1 on the slides)
+    print(f"head {g + 1}, final 'the' attends:", " ".join(f"{t}:{a:.3f}" for t, a in zip(TOKENS, A[g, -1])))
+    print(f"         message {msgs[g, -1]}")
+    got[f"part3_fisherman.heads.{g}.weights"] = A[g, -1].tolist()
+    got[f"part3_fisherman.heads.{g}.message"] = msgs[g, -1].tolist()
 print("concat:", concat[-1], " update:", (concat @ W_O)[-1], " new row:", out[-1])
 got["part3_fisherman.concat_last"] = concat[-1].tolist()
 got["part3_fisherman.out_last"] = out[-1].tolist()
@@ -160,7 +160,7 @@ splits = {"train": [], "validation": [], "test": []}
 for story in selected:
     bucket = int(sha("split", story["norm"])[:8], 16) % 10
     splits["train" if bucket < 8 else "validation" if bucket == 8 else "test"].append(story)
-print(f"{len(pool)} stories in the pool, {len(unique)} after removing duplicates, {len(selected)} selected")
+print(f"{len(pool):,} stories in the pool, {len(unique):,} after removing duplicates, {len(selected):,} selected")
 print({name: len(s) for name, s in splits.items()})
 
 vocab = Vocab.fit((tokenize(s["norm"]) for s in splits["train"]), 4000)
@@ -185,7 +185,8 @@ got["part3_corpus.audit.vocab_size"] = len(vocab)
 #
 # Each of the 6,000 updates draws 512 training windows uniformly at random, with
 # replacement (seed 11, the generator and call of `models/train.py`). Some
-# windows are drawn several times, some never: about (1 - 1/N)^draws of them.
+# windows are drawn several times, some never: n draws from N windows all miss
+# a given one with probability (1 - 1/N)^n.
 
 # %%
 n_train = windows["train"]
@@ -213,7 +214,7 @@ got["part3_sampling.most_draws"] = int(counts.max())
 
 # %%
 model, info = load_checkpoint("attn4")
-print("checkpoint: seed", info["seed"], "selected step", info["selected_step"], model.config)
+print(f"checkpoint: seed {info['seed']}, selected step {info['selected_step']:,}", model.config)
 prefixes = [["<BOS>", "lily", "found"], ["<BOS>", "lily", "found", "a"]]
 X = torch.tensor([[PAD_ID] * (CONFIG.data.context - len(p)) + vocab.encode_tokens(p) for p in prefixes])
 y = torch.tensor(vocab.encode_tokens(["a", "red"]))
@@ -238,17 +239,17 @@ got["part3_batch.model.target_probabilities"] = p_target.tolist()
 # heads. Our models score only the final query: 2 x w x d.
 
 # %%
-T_, D_, n_heads = CONFIG.data.context, model.config.d, model.config.n_heads
-d_k = D_ // n_heads
-scores_madds = mixing_madds = n_heads * T_ * T_ * d_k
+w, d, n_heads = CONFIG.data.context, model.config.d, model.config.n_heads
+d_k = d // n_heads
+scores_madds = mixing_madds = n_heads * w * w * d_k
 print(
     f"scores {scores_madds:,} + mixing {mixing_madds:,} = {scores_madds + mixing_madds:,} multiply-adds "
-    f"(w²d = {T_ * T_ * D_:,}); weights stored: one head {T_ * T_:,}, {n_heads} heads {n_heads * T_ * T_:,}; "
-    f"final query only: {2 * T_ * D_:,}"
+    f"(w²d = {w * w * d:,}); weights stored: one head {w * w:,}, {n_heads} heads {n_heads * w * w:,}; "
+    f"final query only: {2 * w * d:,}"
 )
 got["part3_cost.total_madds"] = scores_madds + mixing_madds
-got["part3_cost.T2D"] = T_ * T_ * D_
-got["part3_cost.final_query_madds"] = 2 * T_ * D_
+got["part3_cost.T2D"] = w * w * d
+got["part3_cost.final_query_madds"] = 2 * w * d
 
 # %% [markdown]
 # ## 5. One training step

@@ -101,7 +101,7 @@ for kind in KINDS:
     models[kind], recorded[kind] = model, info["test_loss"]
     n = sum(p.numel() for p in model.parameters())
     print(
-        f"{LABELS[kind]:20s} {n:>9,} parameters, seed {info['seed']}, best validation at step {info['selected_step']}"
+        f"{LABELS[kind]:20s} {n:>9,} parameters, seed {info['seed']}, best validation at step {info['selected_step']:,}"
     )
     got[f"results_sizes.by_kind.{kind}.parameters"] = n
 
@@ -116,7 +116,7 @@ for kind in KINDS:
 # %%
 corpus = prepare("course")
 X_test, y_test = corpus.windows("test")
-print("test windows:", len(y_test))
+print(f"test windows: {len(y_test):,}")
 got["results_summary.test_windows"] = len(y_test)
 test_loss, window_loss = {}, {}  # window_loss: every test window's -ln p(target), kept for section 3b
 with torch.inference_mode():
@@ -143,7 +143,7 @@ for kind in KINDS:
 # Each model was trained with seeds 11, 29 and 47 (`models/results.json`; the
 # seed-11 states are the checkpoints above). For the four-head model: the mean
 # test perplexity, the deviations from it, and the sample standard deviation
-# (divide by n - 1); then how much lower it is than the one-head mean.
+# (divide by the number of runs minus 1); then how much lower it is than the one-head mean.
 
 # %%
 recorded_runs = json.loads(MODELS.results.read_text(encoding="utf-8"))["runs"]
@@ -257,9 +257,9 @@ real = X[0].ne(PAD_ID)
 rows = details["weights"][0, :, -1, real]  # [4 heads, 8 slots]
 words = [vocab.itos[i] for i in X[0, real].tolist()]
 print(" " * 8 + " ".join(f"{w:>7s}" for w in words))
-for h in range(4):
-    print(f"head {h + 1}: " + " ".join(f"{w:7.3f}" for w in rows[h].tolist()), f"  sum {float(rows[h].sum()):.4f}")
-got["results_attention.rows"] = [[f"head {h + 1}"] + rows[h].tolist() for h in range(4)]
+for g in range(4):  # head g + 1
+    print(f"head {g + 1}: " + " ".join(f"{a:7.3f}" for a in rows[g].tolist()), f"  sum {float(rows[g].sum()):.4f}")
+got["results_attention.rows"] = [[f"head {g + 1}"] + rows[g].tolist() for g in range(4)]
 got["results_attention.real_words"] = words
 
 # %% [markdown]
@@ -312,7 +312,8 @@ got["part3_continuations.models.*.ids"] = continuations
 # on the small `smoke` profile (480 stories, 300 updates, one seed) into a
 # temporary folder: a few minutes on a laptop. The committed checkpoints and
 # `models/results.json` are not touched. (The full course protocol is
-# `make train`: about an hour on two cores.)
+# `make train`: hours on one CPU thread; the results deck’s “Train it yourself”
+# slide gives the measured total.)
 
 # %%
 RUN_SMOKE_TRAINING = False

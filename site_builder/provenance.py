@@ -90,6 +90,8 @@ class Provenance:
             return self._marker(source, "len", "len", fmt(len(value)))
         if kind == "abs":  # the size of a signed value, when a word (m.compare) already says its direction
             return self._marker(source, digits, "abs", fmt(abs(value), digits))
+        if kind == "name":  # a number that names something (a random seed: seed 2017), never grouped
+            return self._marker(source, 0, "name", fmt(value, 0, group=False))
         return self._marker(source, digits, kind, fmt(value, digits))
 
     def compare(self, a=None, b=None, less=None, more=None, same=None, subject=None, than=None) -> Markup:

@@ -96,6 +96,14 @@ def deck(content: Path, name: str, order: int, body: str) -> None:
         ("The vocabulary has $V = 12$ items.", "vocabulary size is C"),
         ("Each head adds $h \\cdot d_k$ numbers.", "h is the hidden layer"),
         ("The first token sits in slot 0.", "count positions and slots from 1"),
+        # issue 31's proofreading pass: perplexity is not N, top-k/top-p are not bare k and p
+        ("Lower is better: perplexity N is an effective number of choices.", "N is the number of windows"),
+        ("A fair pick among $N$ tokens.", "N is the number of windows"),
+        ("Top-k with k = 12 keeps the most likely.", "write top-k = 3"),
+        ("**Top-k** keeps the $k$ most likely tokens.", "write top-k = 3"),
+        ("**Top-p** keeps the fewest whose share reaches $p$.", "write top-k = 3"),
+        ("The sample SD divides by $n - 1$.", "n is the number of draws"),
+        ("A layer from n inputs has many weights.", "n is the number of draws"),
     ],
 )
 def test_a_symbol_used_in_another_meaning_stops_the_build(mini, capsys, line, says):
@@ -214,10 +222,35 @@ def test_an_exercise_text_in_another_meaning_stops_the_build(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "real,planted,exercise",
+    [
+        ("`After top-k = 2 and renormalising,", "`After top-k with k = 2 and renormalising,", "top-k-renormalised"),
+        ("`After top-p = ${f(top, 1)} and", "`After top-p with p = ${f(top, 1)} and", "top-p-renormalised"),
+        ("running share reaches the threshold.'", "running share reaches p.'", "top-p-renormalised"),
+    ],
+)
+def test_an_exercise_writes_top_k_and_top_p_not_bare_k_and_p(tmp_path, real, planted, exercise):
+    content = notation_only(tmp_path)
+    web = tmp_path / "web"
+    shutil.copytree(ROOT / "web" / "core", web / "core")
+    path = web / "core" / "exercises-part3.js"
+    text = path.read_text(encoding="utf-8")
+    assert real in text
+    reference.check(content, [], web=web)  # the real texts pass
+    path.write_text(text.replace(real, planted), encoding="utf-8")
+    with pytest.raises(BuildError, match=rf"exercise '{exercise}' .*top-k = 3 and top-p = 0\.9"):
+        reference.check(content, [], web=web)
+
+
+@pytest.mark.parametrize(
     "cell,says",
     [
         ("# %% [markdown]\n# The messages H = AV of each head.", "H is the number of hidden units"),
         ("# %%\nx = 1  # the vocabulary (V) of the toy", "vocabulary size is C"),
+        ("# %% [markdown]\n# The first hidden unit (j = 1 on the slide).", "hidden unit's index is c"),
+        ("# %% [markdown]\n# For every position t >= 1 the previous w IDs predict it.", "a position is i"),
+        ("# %% [markdown]\n# Perplexity N: a fair pick among N tokens.", "N is the number of windows"),
+        ("# %% [markdown]\n# The sample standard deviation (divide by n - 1).", "n is the number of draws"),
     ],
 )
 def test_a_notebook_in_another_meaning_stops_the_build(tmp_path, cell, says):

@@ -125,6 +125,9 @@ def test_every_sourced_value_shows_the_json_values(deck_walk, site_dir, slug):
         elif el["kind"] == "abs":  # m.num(..., magnitude=True)
             assert squash(el["text"]) == squash(fmt(abs(value), el["digits"])), el["source"]
             numbers += 1
+        elif el["kind"] == "name":  # a seed printed as a name, never grouped (sourced(..., "name"))
+            assert el["text"] == fmt(value, 0, group=False), el["source"]
+            numbers += 1
         elif el["kind"] == "len":
             assert el["text"] == fmt(len(value), 0), el["source"]
             numbers += 1

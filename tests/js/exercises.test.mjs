@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
-  DECKS, KINDS, answer, draw, formatAnswer, judge, kindOf, nextSeed, parseAnswer, tolerance,
+  DECKS, KINDS, answer, draw, formatAnswer, grouped, judge, kindOf, nextSeed, parseAnswer, shownTexts, tolerance,
 } from '../../web/core/exercises.js';
 
 const SEEDS = Array.from({ length: 300 }, (_, i) => i * 7919 + 3);
@@ -163,6 +163,22 @@ test('New numbers always changes the answer, and is deterministic', () => {
     }
   }
   assert.equal(nextSeed('head-width', 2 ** 32 - 1) < 200, true); // wraps around
+});
+
+test('grouped: every whole number from 1,000 on gets its commas, a clause comma after it too', () => {
+  assert.equal(grouped('8 heads: 8 · 256 = 2048, which is w²·d.'), '8 heads: 8 · 256 = 2,048, which is w²·d.');
+  assert.equal(grouped('4 · 256 = 1024, whatever the head count.'), '4 · 256 = 1,024, whatever the head count.');
+  assert.equal(grouped('Answer: 16384.'), 'Answer: 16,384.');
+  assert.equal(grouped('0.23236 and 1.2345, then 16,384'), '0.23236 and 1.2345, then 16,384');
+  // every shown step of every exercise, for 50 seeds, has no ungrouped whole number
+  for (const id of Object.keys(KINDS)) {
+    for (let seed = 0; seed < 50; seed += 1) {
+      const { question, steps, answer: line } = shownTexts(id, seed);
+      for (const text of [...question, ...steps, line]) {
+        assert.doesNotMatch(text, /(?<![\d.,\w])\d{4,}(?!\d|,\d|\.\d)/, `${id} seed ${seed}: ${text}`);
+      }
+    }
+  }
 });
 
 test('parseAnswer: numbers in the usual spellings, a message for everything else', () => {

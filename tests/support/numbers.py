@@ -20,7 +20,8 @@ from html.parser import HTMLParser
 BRACKETS = re.compile(r"\[[^\[\]]*\]")
 # four or more digits in a row that are not part of a grouped number, a decimal
 # fraction, an identifier (fig-res-1000) or a hex colour
-UNGROUPED = re.compile(r"(?<![\w.,#-])\d{4,}(?![\w,])")
+# (a comma after it ends a clause, "= 2048, which is", unless a digit follows: 1234,567)
+UNGROUPED = re.compile(r"(?<![\w.,#-])\d{4,}(?!\w|,\d)")
 # a year as a citation or a date writes it: (2018), et al., 2019), NeurIPS 2017, 2021 (RoPE), 2026-11-29
 YEAR = re.compile(r"(?<![\d,.])(?:19|20)\d\d(?=\)|,|;|-\d\d-\d\d\b| \(|\.(?!\d)|$)")
 ARXIV = re.compile(r"\barXiv:\d{4}\.\d{4,5}")
@@ -30,6 +31,14 @@ SEED = re.compile(r"\bseeds? \d+(?:(?:, | and )\d+)*")
 # two whole numbers in a list, one of them grouped: "1,094, 467" or "400, 5,250" reads
 # as one number (such a list is separated by "; " or ends with "and")
 RUN_TOGETHER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+, \d+(?![\d.])|(?<![\d.,])\d+, \d{1,3}(?:,\d{3})+(?![\d.])")
+
+
+# a seed is a name: written as it is set (seed 2017), never grouped like an amount (seed 2,017)
+GROUPED_SEED = re.compile(r"\bseeds? (?:\d+(?:, | and ))*\d{1,3}(?:,\d{3})+(?!\d)")
+
+
+def grouped_seeds(text: str) -> list[str]:
+    return GROUPED_SEED.findall(text)
 
 
 def ungrouped(text: str) -> list[str]:

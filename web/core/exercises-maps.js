@@ -53,7 +53,8 @@ const windowsCount = {
     { name: 'bos-counted', value: ({ tokens }) => sum(tokens) + 2 * tokens.length,
       message: 'That makes BOS a target as well; BOS is only ever context, never predicted.' },
     { name: 'neighbour-pairs', value: ({ tokens }) => sum(tokens) - tokens.length,
-      message: 'Two windows too few per story: that counts the n − 1 pairs of neighbouring ordinary tokens, '
+      message: 'Two windows too few per story: that counts the pairs of neighbouring ordinary tokens '
+        + '(one fewer than the tokens), '
         + 'but the first ordinary token is a target too (its context is BOS), and so is the EOS.' },
   ],
   hint: 'Every ordinary token is the target of one window, and so is the EOS at the end of each story. '
@@ -82,7 +83,7 @@ const mlpHiddenParams = {
     { name: 'bias-per-input', value: ({ w, d, h }) => w * d * h + w * d,
       message: 'The biases belong to the outputs: one per hidden unit, not one per input.' },
   ],
-  hint: 'A linear layer from n inputs to H outputs has n·H weights and H biases; here n = w·d.',
+  hint: 'A linear layer from w·d inputs to H outputs has (w·d)·H weights and H biases.',
   steps: ({ w, d, h }) => [
     `Inputs: w·d = ${w}·${d} = ${w * d}.`,
     `Weights: ${w * d}·${h} = ${w * d * h}; biases: one per hidden unit, ${h}.`,

@@ -145,13 +145,14 @@ const meanSd = {
   ],
   mistakes: [
     { name: 'divided-by-n', value: ({ x }) => Math.sqrt(sum(squares(x)) / x.length),
-      message: 'That divides by n; the sample SD divides the squared deviations by n − 1.' },
+      message: 'That divides by the number of runs; the sample SD divides the squared deviations by one fewer.' },
     { name: 'variance', value: ({ x }) => sum(squares(x)) / (x.length - 1),
       message: 'That is the variance; the SD is its square root.' },
     { name: 'variance-by-n', value: ({ x }) => sum(squares(x)) / x.length,
-      message: 'That is the variance with n; divide by n − 1 and take the square root.' },
+      message: 'That is the variance over the number of runs; divide by one fewer and take the square root.' },
   ],
-  hint: 'Mean first; then add the squared deviations from it, divide by n − 1, and take the square root.',
+  hint: 'Mean first; then add the squared deviations from it, divide by the number of runs minus 1, '
+    + 'and take the square root.',
   steps: ({ x }) => [
     `Mean = ${f(sum(x), 1)} / ${x.length} = ${f(mean(x), 4)}.`,
     `Squared deviations: ${vec(squares(x), 4)}; sum ${f(sum(squares(x)), 4)}.`,
@@ -277,15 +278,15 @@ const topK = {
   answer: ({ p, token }) => share(p, ranked(p).slice(0, 2), token - 1),
   question: ({ p, token }) => [
     `Next-token probabilities over five tokens: ${listLine(p)}.`,
-    `After top-k with k = 2 and renormalising, what probability does “${WORDS[token - 1]}” get, to 3 decimals?`,
+    `After top-k = 2 and renormalising, what probability does “${WORDS[token - 1]}” get, to 3 decimals?`,
   ],
   mistakes: [
     { name: 'not-renormalised', value: ({ p, token }) => p[token - 1],
       message: 'That is the probability before the cut: the two kept tokens are renormalised to add up to 1.' },
     { name: 'top-three', value: ({ p, token }) => share(p, ranked(p).slice(0, 3), token - 1),
-      message: 'That renormalises over three tokens; k = 2 keeps the two most likely.' },
+      message: 'That renormalises over three tokens; top-k = 2 keeps the two most likely.' },
     { name: 'equal-shares', value: () => 0.5,
-      message: 'The kept tokens keep their proportions: divide by their summed probability, not by k.' },
+      message: 'The kept tokens keep their proportions: divide by their summed probability, not by their number.' },
   ],
   hint: 'Sort the tokens by probability, keep the two most likely, and divide the token\'s probability '
     + 'by the sum of the two.',
@@ -328,7 +329,7 @@ const topP = {
   answer: ({ p, top_p: top }) => share(p, ranked(p).slice(0, keptCount(p, top)), ranked(p)[0]),
   question: ({ p, top_p: top }) => [
     `Next-token probabilities over five tokens: ${listLine(p)}.`,
-    `After top-p with p = ${f(top, 1)} and renormalising, what probability does the most likely token, `
+    `After top-p = ${f(top, 1)} and renormalising, what probability does the most likely token, `
       + `“${WORDS[ranked(p)[0]]}”, get, to 3 decimals?`,
   ],
   mistakes: [
@@ -336,10 +337,11 @@ const topP = {
       message: 'That is the probability before the cut: the kept tokens are renormalised to add up to 1.' },
     { name: 'one-too-few', value: ({ p, top_p: top }) =>
       share(p, ranked(p).slice(0, keptCount(p, top) - 1), ranked(p)[0]),
-    message: 'One token too few: top-p keeps tokens until their share reaches p, the one that crosses p included.' },
+    message: 'One token too few: top-p keeps tokens until their share reaches the threshold, '
+      + 'the one that crosses it included.' },
     { name: 'one-too-many', value: ({ p, top_p: top }) =>
       share(p, ranked(p).slice(0, keptCount(p, top) + 1), ranked(p)[0]),
-    message: 'One token too many: top-p stops at the first token whose running share reaches p.' },
+    message: 'One token too many: top-p stops at the first token whose running share reaches the threshold.' },
     { name: 'unsorted', value: ({ p, top_p: top }) => {
       let running = 0;
       const kept = [];
@@ -351,7 +353,7 @@ const topP = {
     },
     message: 'That adds up the tokens in the order listed; top-p adds them from the most likely down.' },
   ],
-  hint: 'Sort from the most likely down and add probabilities until the running sum reaches p; '
+  hint: 'Sort from the most likely down and add probabilities until the running sum reaches the top-p threshold; '
     + 'keep those tokens and divide by their sum.',
   steps: ({ p, top_p: top }) => {
     const order = ranked(p);

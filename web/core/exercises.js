@@ -93,7 +93,7 @@ export function shownTexts(id, seed) {
 // everywhere in the course (content/notation.toml); decimals and their digits
 // after the point stay as they are. parseAnswer reads "16,384" back.
 export function grouped(text) {
-  return text.replace(/(?<![\d.,])\d{4,}(?![\d,]|\.\d)/g, (n) => Number(n).toLocaleString('en-US'));
+  return text.replace(/(?<![\d.,])\d{4,}(?!\d|,\d|\.\d)/g, (n) => Number(n).toLocaleString('en-US'));
 }
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
