@@ -186,7 +186,8 @@ def test_the_results_deck_states_what_the_record_says(site_dir, record, results)
     slide = _slide(site_dir / "decks" / "results.html", "results_reproduction")
     text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", slide)).split())
     same = all(r["weights_sha256"] == committed_sha(r["kind"]) for r in record["reruns"])
-    assert ("a rerun gives the same bits" in text) == same
+    assert ("a rerun gave the same bits" in text) == same
+    # (which runs the takeaway names: test_statements_proofread)
     assert ("bit for bit" in text) == same
     assert text.count("yes") == sum(r["weights_sha256"] == committed_sha(r["kind"]) for r in record["reruns"])
     kinds = [k for k in ("mlp", "attn1", "attn4") if any(r["kind"] == k for r in record["reruns"])]
@@ -225,3 +226,19 @@ def test_the_table_groups_runs_by_the_cpu_that_trained_them(record, results):
     t = reproduction({"format": 1, "reruns": [rerun]}, {"runs": same}, sha)
     assert t["one_cpu"] and t["run_cpus"] == ["Chip A"]
     assert t["run_cpu_text"].startswith("on a Chip A: fixed-window MLP seeds 11 and 29")
+
+
+def test_the_train_slide_scopes_bit_for_bit_to_the_cpus_the_runs_were_trained_on(site_dir, record, results):
+    """'Start over' claims the same bits again only with every run pinned, and then
+    names the CPU kind(s) the runs were trained on, as the table groups them."""
+    sections = re.split(r"<section", (site_dir / "decks" / "results.html").read_text())
+    slide = next(s for s in sections if "Train it yourself" in s)
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", slide)).split())
+    sha = {k: committed_sha(k) for k in ("mlp", "attn1", "attn4")}
+    t = reproduction(record, results, sha)
+    if t["unpinned_runs"]:
+        assert "give the same bits again" not in text
+    elif t["one_cpu"]:
+        assert f"(all {len(results['runs'])} runs: {t['run_cpus'][0]})" in text
+    else:
+        assert " ".join(f"the runs were trained {t['run_cpu_text']}.".split()) in text

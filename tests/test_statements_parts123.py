@@ -210,6 +210,11 @@ def test_index_slide_counts_are_counted_from_the_built_decks(site_dir):
         n = deck.count("<section data-slide=")
         entry = re.search(rf'href="decks/{slug}\.html".*?class="deck-meta">(\d+) slides', index, re.S)
         assert entry and int(entry.group(1)) == n, (slug, entry and entry.group(1), n)
+        # the reading view counts and lists the same slides, its closing "Where next" included
+        reading = (site_dir / "read" / f"{slug}.html").read_text(encoding="utf-8")
+        assert f"Contents: {n} slides" in reading, slug
+        toc = re.search(r'<nav class="read-toc".*?</nav>', reading, re.S).group(0)
+        assert toc.count("<li>") == n == reading.count('<article class="read-slide'), slug
 
 
 # 22. one number format: whole numbers from 1,000 on are grouped, never inside a list

@@ -106,3 +106,18 @@ def test_notebooks_keep_the_decks_time_and_symbols():
     assert "msgs = A @ V" in part3
     maps = (ROOT / "notebooks" / "maps.py").read_text(encoding="utf-8")
     assert "(c = 1 on the slide" in maps and "j = 1 on the slide" not in maps
+
+
+# every page and figure of the course counts what it says: "3 runs", "1 run", never "3 run(s)"
+# (the Part IV results figure's tooltip said "over 3 run(s)")
+def test_no_page_or_figure_hedges_a_plural(site_dir):
+    pages = [p for p in site_dir.rglob("*") if p.suffix in (".html", ".svg") and "vendor" not in p.parts]
+    assert len(pages) >= 13  # the index, 4 decks, 4 reading views, 4 notebook pages and more
+    hedged = {}
+    for p in pages:
+        found = re.findall(
+            r"[A-Za-z]+\(s\)", re.sub(r"<script.*?</script>", "", p.read_text(encoding="utf-8"), flags=re.S)
+        )
+        if found:
+            hedged[str(p.relative_to(site_dir))] = found[:3]
+    assert not hedged

@@ -252,7 +252,7 @@ def probabilities(predict: dict, n: int = 4) -> str:
     rows = sorted(t["rows"], key=lambda r: -max(r[1], r[2]))[:n]
     return bars(
         "part2-probabilities",
-        f"Next-word probabilities of the {n} most likely candidates (all of them in the notes)",
+        f"Next-word probabilities of the {n} candidates most likely in either sentence (all of them in the notes)",
         None,
         [r[0] for r in rows],
         [

@@ -219,7 +219,10 @@ def swap2d() -> dict:
         "d_k": len(SWAP_WORDS[QUERY]),
         "message_change_with_positions_scaled": max(abs(a - b) for a, b in zip(*scaled)),
         "table": {
-            "header": ["order", "positions", "α slot 1", "α slot 2", f"α slot 3 ({QUERY})", "message x", "message y"],
+            "header": [
+                *("order", "positions", "α slot 1", "α slot 2", f"α slot 3 ({QUERY})"),
+                *("message coord 1", "message coord 2"),
+            ],
             "rows": rows,
         },
     }

@@ -167,7 +167,8 @@ def _model_marks(frame: Frame, x: float, s: dict, runs: list[dict]) -> list[str]
             group(whisker, cls="sd", data_kind=s["kind"], data_length=round(lo - hi, 2), stroke=INK, stroke_width=2)
         )
     ym = frame.y(s["ppl_mean"])
-    tip = title(f"{s['label']}: mean {s['ppl_mean']:.2f}{sd_text} (1 SD) over {s['n_runs']} run(s)")
+    runs_text = f"{s['n_runs']} {'run' if s['n_runs'] == 1 else 'runs'}"
+    tip = title(f"{s['label']}: mean {s['ppl_mean']:.2f}{sd_text} (1 SD) over {runs_text}")
     diamond = f"M{x},{ym - 9} L{x + 9},{ym} L{x},{ym + 9} L{x - 9},{ym} z"
     out.append(element("path", children=tip, cls="mean", data_kind=s["kind"], d=diamond, fill=colour, stroke=INK))
     out.append(_bold(x, frame.y(s["ppl_mean"] + (s["ppl_sd"] or 0)) - 12, f"{s['ppl_mean']:.2f}{sd_text}", 14))
