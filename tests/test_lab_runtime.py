@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -16,20 +15,11 @@ from common.chromium import evaluate, launch
 from common.config import CONFIG
 from common.settings import SITE_ONNX
 from site_builder.serve import start_server
-from site_builder.static_server import Handler
 from support.lab import open_lab, reset_lab
-from support.pages import PageWatch, build_of, linked_site, wait_kept
+from support.pages import OFFLINE_UPDATE_CHECK, PageWatch, Recorded, build_of, linked_site, wait_kept
 
 KINDS = ["mlp", "attn1", "attn4"]
 FIRST_VISIT_GOAL = 35_000_000  # bytes over the wire before the first token, WASM
-
-
-class Recorded(Handler):
-    """Records the path of every file it serves (server.served)."""
-
-    def send_head(self):
-        self.server.served.append(urlsplit(self.path).path)
-        return super().send_head()
 
 
 @pytest.fixture
@@ -88,9 +78,8 @@ def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_off
     offline = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4});")
     for k in KINDS:
         assert offline["models"][k]["ids"] == online["models"][k]["ids"] and offline["models"][k]["error"] is None
-    # nothing came over the network but, at most, the browser's own update check of the service worker's
-    # script, which Playwright's offline emulation does not cover (offline for real, it fails harmlessly)
-    assert set(server.served[served:]) <= {"/sw.js"}, server.served[served:]
+    # nothing came over the network but, at most, the browser's own update check of the worker's script
+    assert set(server.served[served:]) <= OFFLINE_UPDATE_CHECK, server.served[served:]
     assert server.bytes_sent - before <= (site_dir / "sw.js").stat().st_size
     context.set_offline(False)
     assert not watch.outside

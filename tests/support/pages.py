@@ -9,9 +9,25 @@ import os
 import shutil
 import time
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import urlparse, urlsplit
 
 from common.settings import SITE_ONNX
+from site_builder.static_server import Handler
+
+
+class Recorded(Handler):
+    """Records the path of every file it serves (server.served; start_server(...,
+    handler_class=Recorded), then set server.served = [])."""
+
+    def send_head(self):
+        self.server.served.append(urlsplit(self.path).path)
+        return super().send_head()
+
+
+# what may still come over the network with the browser context offline: the browser's own
+# update check of the service worker's script, which Playwright's offline emulation does not
+# cover (offline for real, it fails harmlessly)
+OFFLINE_UPDATE_CHECK = {"/sw.js"}
 
 
 class PageWatch:
