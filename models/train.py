@@ -289,7 +289,7 @@ def main(argv=None) -> None:
         "--threads",
         type=int,
         default=numerics.THREADS,
-        help="torch intra-op threads (default %(default)s; any other count gives other weights)",
+        help="torch intra-op threads (default %(default)s, as the committed runs; bit for bit is checked for 1)",
     )
     args = ap.parse_args(argv)
     numerics.pin(args.threads)  # before torch runs anything

@@ -179,7 +179,9 @@ def test_the_noise_slide_names_exactly_the_runs_not_trained_on_pinned_code_paths
     unpinned = [r for r in runs if not r.get("numerics", "").startswith("pinned")]
     text = text_of(slide(site_dir, "results", "Is it noise?")["html"])
     if not unpinned:
-        assert f"All {len(runs)} runs of the table were trained on the pinned code paths" in text
+        assert (
+            f"All {len(runs)} runs (every model and seed of the course protocol) were trained on the pinned code paths"
+        ) in text
         return
     assert f"{len(unpinned)} of the {len(runs)} runs (" in text, text
     for kind in KINDS:

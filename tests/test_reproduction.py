@@ -199,7 +199,10 @@ def test_the_results_deck_states_what_the_record_says(site_dir, record, results)
     if unpinned:  # which ones: test_deck_statements' noise-slide test
         assert f"{len(unpinned)} of the {len(results['runs'])} runs (" in text
     else:
-        assert f"All {len(results['runs'])} runs of the table were trained on the pinned code paths" in text
+        assert (
+            f"All {len(results['runs'])} runs (every model and seed of the course protocol) "
+            "were trained on the pinned code paths"
+        ) in text
     assert "none of the seed-to-seed spread is rounding noise" not in text
 
 

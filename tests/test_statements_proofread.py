@@ -8,9 +8,11 @@ Needs build/site (make site)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from common.settings import ROOT
+from models import numerics
 from support.statements import fmt_int, slide, takeaway
 
 
@@ -121,3 +123,13 @@ def test_no_page_or_figure_hedges_a_plural(site_dir):
         if found:
             hedged[str(p.relative_to(site_dir))] = found[:3]
     assert not hedged
+
+
+# Part IV "Train it yourself": more threads are for an idle machine's cores, not "a busy machine",
+# and the bit-for-bit statements hold for the thread count the committed runs used
+def test_train_notes_say_which_thread_count_the_runs_used(site_dir):
+    notes = slide(site_dir, "results", "Train it yourself")["notes"]
+    assert "on a busy machine" not in notes
+    runs = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))["runs"]
+    assert all(f"{numerics.THREADS} thread(s)" in r["numerics"] for r in runs)
+    assert numerics.THREADS == 1 and "on one thread" in notes and "used one thread" in notes
