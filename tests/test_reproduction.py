@@ -245,3 +245,23 @@ def test_the_train_slide_scopes_bit_for_bit_to_the_cpus_the_runs_were_trained_on
         assert f"(all {len(results['runs'])} runs: {t['run_cpus'][0]})" in text
     else:
         assert " ".join(f"the runs were trained {t['run_cpu_text']}.".split()) in text
+
+
+def test_the_readme_states_what_the_training_records_say(record, results):
+    """README "Reproducing the training": every run pinned, each model's seed-11 rerun
+    identical, the minutes it quotes and the recorded total are the records' own."""
+    readme = " ".join((MODELS.root.parent / "README.md").read_text(encoding="utf-8").split())
+    runs = results["runs"]
+    assert "every one of the nine runs" in readme and len(runs) == 9 and all(pinned(r) for r in runs)
+    reruns = {r["kind"]: r for r in record["reruns"] if r["weights_sha256"] == committed_sha(r["kind"])}
+    assert set(reruns) == {"mlp", "attn1", "attn4"}  # "The seed-11 run of each model ... bit for bit"
+    minutes = {k: round(_committed(k)["train_seconds"] / 60) for k in reruns}
+    rerun_minutes = {k: round(r["train_seconds"] / 60) for k, r in reruns.items()}
+    assert f"one head (the committed run in {_committed('attn1')['train_seconds'] / 60:.1f} minutes" in readme
+    assert f"the rerun in {rerun_minutes['attn1']} on a heavily loaded machine" in readme
+    assert f"MLP ({minutes['mlp']} minutes committed, {rerun_minutes['mlp']} rerun" in readme
+    assert (
+        f"four heads ({minutes['attn4']} minutes committed on a busy machine, {rerun_minutes['attn4']} rerun)" in readme
+    )
+    assert f"to more ({sum(r['train_seconds'] for r in runs) / 3600:.1f} hours;" in readme
+    assert f"SHA-256 {reruns['attn1']['weights_sha256'][:8]}..." in readme
