@@ -23,6 +23,7 @@ import pytest
 from common.layout import MODELS, ModelsFolder
 from export.tables.results.reproduction import pinned, reproduction
 from models import ensure
+from models.nets import KINDS, LABELS
 from models.records import REPRODUCTION_FORMAT as FORMAT
 from models.records import load_results, same_run, validate_reproduction
 from models.reproduce import add, cpu_model, main, record_of
@@ -36,6 +37,10 @@ def record() -> dict:
 @pytest.fixture(scope="module")
 def results() -> dict:
     return load_results(MODELS.results)
+
+
+def order_of_label(label: str) -> int:
+    return [LABELS[k] for k in KINDS].index(label)
 
 
 def committed_sha(kind: str) -> str:
@@ -169,7 +174,8 @@ def test_the_table_compares_weights_by_hash_and_says_what_was_rerun(record, resu
     extra["test_loss"] += 0.002
     other["reruns"].append(extra)
     t = reproduction(other, results, sha)
-    assert not t["all_identical"] and t["rows"][-1][3] == "no"
+    assert not t["all_identical"] and [row[3] for row in t["rows"]].count("no") == 1
+    assert [row[0] for row in t["rows"]] == sorted((row[0] for row in t["rows"]), key=order_of_label)
     assert t["max_rerun_spread"] == pytest.approx(0.002)
     one = copy.deepcopy(record)
     one["reruns"] = [dict(record["reruns"][0], kind="attn1")]

@@ -66,7 +66,7 @@ def reproduction(record: dict, results: dict, committed_sha: dict) -> dict:
             r["test_loss"],
             round(r["train_seconds"] / 60),
         ]
-        for r in reruns
+        for r in sorted(reruns, key=lambda r: KINDS.index(r["kind"]))  # the course's model order
     ]
     identical = all(k["identical"] for k in per_kind)
     by_cpu = _runs_by_cpu(runs, reruns, committed_sha)
