@@ -153,4 +153,31 @@ def figure_parts(data: dict, value) -> dict:
             f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
             f"(draw it with export/tables/kit/draw.py)"
         )
+    phone = _phone_arrangement(data, value)
+    if phone:  # drawn twice (export/tables/kit/draw.py Arranged): site.css shows one
+        v = _add_class(v, "figure-wide") + _add_class(phone, "figure-phone")
     return {"unavailable": None, "source": source or "", "svg": Markup(v)}
+
+
+PHONE_KEY = "_phone"  # export/tables/kit/draw.py: a figure's phone arrangement sits beside it
+
+
+def _phone_arrangement(data: dict, value) -> str | None:
+    """The phone arrangement stored beside the figure ``value`` names, if any."""
+    if not isinstance(value, str) or "." not in value:
+        return None
+    try:
+        v, _ = resolve(data, value + PHONE_KEY)
+    except ValueError:
+        return None
+    return v if isinstance(v, str) and v.startswith("<svg") else None
+
+
+def _add_class(svg: str, cls: str) -> str:
+    """``svg`` with ``cls`` added to its root's classes."""
+    head, rest = svg.split(">", 1)
+    if ' class="' in head:
+        head = head.replace(' class="', f' class="{cls} ', 1)
+    else:
+        head = head.replace("<svg", f'<svg class="{cls}"', 1)
+    return head + ">" + rest

@@ -38,7 +38,7 @@ from common.palette import (
 )
 
 from .cells import number
-from .draw import MIN_TEXT, SLIDE, Drawing, text_width
+from .draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, stack, text_width
 
 PROBABILITY = ACCENT_MID  # a bar's colour unless a series or a label has its own
 BLOCKED_TEXT = "blocked: −∞ before the softmax"
@@ -66,7 +66,11 @@ def bars(
     the order of ``labels``; a name is a panel's caption (or the key's entry
     when ``grouped``; "" for none). ``colours`` gives each label's bar its
     colour (else the series', else PROBABILITY). A value of 0 draws no bar, a
-    tiny one a sliver. ``desc`` None: every label's values, written out."""
+    tiny one a sliver. ``desc`` None: every label's values, written out.
+
+    A figure wider than a phone is drawn a second time for one (kit/draw.py
+    ``arranged``): the panels one under the other, each PHONE units wide,
+    on the same scale, with the same labels, values and colours."""
     fmt = fmt or (lambda v: number(v, digits))
     series = [(s[0], list(s[1]), s[2] if len(s) > 2 else None) for s in series]
     vmax = vmax or max(max(vs) for _, vs, _ in series) or 1.0
@@ -78,6 +82,22 @@ def bars(
             )
             + "."
         )
+    same = dict(fmt=fmt, vmax=vmax, bar_h=bar_h, gap=gap, colours=colours, highlight=highlight, blocked=blocked)
+    wide = _bars(ident, title, desc, labels, series, grouped, width=width, axis=axis, **same).render()
+    if width <= PHONE:
+        return wide
+    parts = [series] if grouped else [[s] for s in series]
+    drawn = [
+        _bars(f"{ident}-phone-{k}", title, desc, labels, part, grouped, width=PHONE, axis=axis, **same)
+        for k, part in enumerate(parts)
+    ]
+    phone = stack(f"{ident}-phone", title, desc, drawn)
+    phone.cramped = any(p.cramped for p in drawn)  # labels or values that leave a bar no room
+    return wide if phone.cramped else arranged(wide, phone)
+
+
+def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, gap, colours, highlight, blocked, axis):
+    """``bars``'s drawing of ``series`` (each (name, values, colour)) at ``width``."""
     label_w = max(text_width(lab, MIN_TEXT, bold=True) for lab in labels) * 1.15 + 20
     value_w = max(text_width(fmt(v), MIN_TEXT) for _, vs, _ in series for v in vs) * 1.2 + 12
     panels = [series] if grouped else [[s] for s in series]
@@ -91,6 +111,7 @@ def bars(
     rows_h = row_h * len(labels)
     height = head + rows_h + (MIN_TEXT + 18 if axis else 8)
     d = Drawing(round(width), round(height), ident, title, desc)
+    d.cramped = plot_w < 100
     if keyed:
         for s, (name, _, colour) in enumerate(series):
             kx = label_w + s * plot_w / len(series)
@@ -128,7 +149,7 @@ def bars(
             for x, text in ((x0, "0"), (x0 + plot_w, fmt(vmax)), (x0 + plot_w / 2, axis if axis is not True else "")):
                 if text:
                     d.text(x, base + MIN_TEXT + 6, text, size=MIN_TEXT, fill=MUTED)
-    return d.render()
+    return d
 
 
 def column_rows(

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 from common.palette import ACCENT, INK_SOFT, MUTED, ROLES
 
-from .cells import cells, legend, number
-from .draw import MIN_TEXT, Drawing, document, text_width
+from .cells import MEANINGS, cells, legend, number
+from .draw import MIN_TEXT, PHONE, Drawing, arranged, document, text_width
+from .scales import scale
 
 # a little narrower than the slide's content box (1176 px), so a full-width
 # figure is drawn at one px per unit and its text stays at 18 px
@@ -70,7 +71,19 @@ def panels(
     note: str | None = None,
 ) -> str:
     """One figure of matrices side by side, centred on each line, on the named
-    scale (kit/scales.py), with its legend."""
+    scale (kit/scales.py), with its legend. A figure wider than a phone is
+    drawn a second time for one (kit/draw.py ``arranged``): the same panels
+    wrapped to PHONE units, where each panel fits that width."""
+    args = dict(scale_name=scale_name, digits=digits, name=name, cell_h=cell_h, gap=gap, note=note)
+    wide = _panels(ident, title, desc, items, width=width, **args)
+    if wide.width <= PHONE:
+        return natural_size(wide)
+    phone = _panels(f"{ident}-phone", title, desc, items, width=PHONE, **args)
+    return arranged(natural_size(wide), natural_size(phone) if phone.fits else None)
+
+
+def _panels(ident, title, desc, items, scale_name, digits, width, name, cell_h, gap, note) -> Drawing:
+    """``panels``'s drawing at ``width`` (``fits``: every panel, the legend and the note within it)."""
     everything = [v for p in items for row in p.values for v in row if isinstance(v, (int, float))]
     texts = [number(v, digits) for v in everything] + ["−∞"]
     cell_w = max(48.0, max(text_width(t, MIN_TEXT) for t in texts) + 16)
@@ -122,7 +135,11 @@ def panels(
             x += w + gap
         y += h + 24
     y -= 24
-    legend(d, max(first_x, 20.0), y + 18, scale_name, width=240, name=name)
+    key_x = max(first_x, 20.0)
+    named = text_width(name or MEANINGS[scale(scale_name).meaning].name, MIN_TEXT) * 1.2
+    key_w = 240.0 if width > PHONE else max(150.0, min(240.0, width - key_x - 14 - named - 6))
+    legend(d, key_x, y + 18, scale_name, width=key_w, name=name)
     if note:
         d.text(width / 2, y + 92, note, size=MIN_TEXT, fill=MUTED)
-    return natural_size(d)
+    d.fits = widest + 20 <= width and key_x + key_w + 14 + named <= width and text_width(note or "", MIN_TEXT) <= width
+    return d

@@ -46,6 +46,36 @@ ARROWHEAD = "M0,0 L10,5 L0,10 z"
 # written here is at least MIN_TEXT.
 SLIDE, COLUMN = 1180, 570
 MIN_TEXT = SLIDE_MIN_PX
+# A phone shows a slide 362 px wide (390 less its padding) and a figure at no
+# less than 0.9 px per unit (site_builder/static/deck.js, FIGURE_MIN_SCALE), so
+# a figure of at most PHONE units fits the width there with its labels at 16 px.
+PHONE = 400
+
+
+class Arranged(str):
+    """A figure's SVG (its wide arrangement, for the projector and for print)
+    that carries a second, narrow arrangement for a phone in ``phone``: the
+    same figure builder draws both from the same numbers (panels stacked one
+    per row, a chain turned downwards). The registry (kit/registry.py) writes
+    the phone one beside it, under the figure's key + ``PHONE_KEY``; a deck's
+    ``m.figure`` inserts both and the page shows one (site.css, html.deck-phone)."""
+
+    phone: str
+
+
+PHONE_KEY = "_phone"
+
+
+def arranged(wide: str, phone: Drawing | str | None) -> str:
+    """``wide`` with ``phone`` as its phone arrangement, or ``wide`` alone
+    when there is none or it would not fit a phone either (wider than PHONE)."""
+    if isinstance(phone, Drawing):
+        phone = None if phone.width > PHONE + 0.5 else phone.render()
+    if not phone:
+        return wide
+    out = Arranged(wide)
+    out.phone = phone
+    return out
 
 
 def _name(key: str) -> str:
@@ -336,6 +366,20 @@ class Drawing:
         return document(self.ident, _n(self.width), _n(self.height), self.title, self.desc, "".join(self.parts))
 
 
+def stack(ident: str, title: str, desc: str, drawings: list[Drawing], gap: float = 18) -> Drawing:
+    """One Drawing of ``drawings`` one under the other, each centred (a
+    figure's panels one per row for a phone); each drawing's ids (its
+    arrowheads) are its own ident's, so give each part an ident of its own."""
+    width = max(d.width for d in drawings)
+    height = sum(d.height for d in drawings) + gap * (len(drawings) - 1)
+    out = Drawing(width, height, ident, title, desc)
+    y = 0.0
+    for d in drawings:
+        out.parts.append(group(d.parts, transform=f"translate({_n((width - d.width) / 2)},{_n(y)})"))
+        y += d.height + gap
+    return out
+
+
 def flow(
     ident: str,
     title: str,
@@ -368,7 +412,25 @@ def flow(
         d.arrow(boxes[k].right, boxes[k + 1].left)
         if label:
             d.text((boxes[k].right[0] + boxes[k + 1].left[0]) / 2, 28, label, fill=MUTED)
-    return d.render()
+    return arranged(d.render(), flow_down(ident, title, desc, stages, edges, box_h=box_h))
+
+
+def flow_down(
+    ident: str, title: str, desc: str, stages: list[tuple[str, str | None, str]], edges: list[str | None], box_h=78
+) -> Drawing:
+    """``flow``'s chain for a phone: the same boxes top to bottom, each arrow's
+    label beside it."""
+    box_w, step = 230.0, box_h + 52
+    d = Drawing(PHONE, 10 + len(stages) * step - 52 + 10, f"{ident}-phone", title, desc)
+    boxes = [
+        d.box(20, 10 + k * step, box_w, box_h, label, sub=sub, kind=kind) for k, (label, sub, kind) in enumerate(stages)
+    ]
+    for k, label in enumerate(edges):
+        top, bottom = boxes[k].bottom, boxes[k + 1].top
+        d.arrow((20 + box_w / 2, top[1]), (20 + box_w / 2, bottom[1]))
+        if label:
+            d.text(20 + box_w / 2 + 14, (top[1] + bottom[1]) / 2 + MIN_TEXT * 0.35, label, anchor="start", fill=MUTED)
+    return d
 
 
 def at(**coordinates) -> dict:

@@ -13,7 +13,7 @@ kit/draw.py's.
 from __future__ import annotations
 
 from .cells import MEANINGS, cells, legend, number
-from .draw import MIN_TEXT, Drawing, text_width
+from .draw import MIN_TEXT, PHONE, Drawing, arranged, stack, text_width
 from .scales import scale
 
 COS40, SIN40 = 0.766, 0.643  # a rotated column label's run across and up
@@ -38,7 +38,47 @@ def heatmaps(
     """``panels`` = [(caption, matrix)], each matrix a list of rows (a None
     cell is blocked); every panel has the same rows and columns. Row labels
     stand left of the first panel, column labels above each panel, one
-    legend of the shared (named) scale beneath."""
+    legend of the shared (named) scale beneath. Several panels wider than a
+    phone are drawn a second time for one (kit/draw.py ``arranged``): one
+    panel per row, each with its row labels, the legend under the last."""
+    args = dict(
+        row_labels=row_labels,
+        col_labels=col_labels,
+        scale_name=scale_name,
+        digits=digits,
+        rotate_cols=rotate_cols,
+        cell_h=cell_h,
+        cell_w=cell_w,
+        gap=gap,
+        legend_name=legend_name,
+    )
+    wide = _heatmaps(ident, title, desc, panels, **args)
+    if wide.width <= PHONE or len(panels) < 2:
+        return wide.render()
+    rows = [
+        _heatmaps(f"{ident}-phone-{k}", title, desc, [p], keyed=k == len(panels) - 1, **args)
+        for k, p in enumerate(panels)
+    ]
+    return arranged(wide.render(), stack(f"{ident}-phone", title, desc, rows, gap=8))
+
+
+def _heatmaps(
+    ident,
+    title,
+    desc,
+    panels,
+    row_labels,
+    col_labels,
+    scale_name,
+    digits,
+    rotate_cols,
+    cell_h,
+    cell_w,
+    gap,
+    legend_name,
+    keyed=True,
+) -> Drawing:
+    """``heatmaps``'s drawing of ``panels`` (``keyed``: with the legend)."""
     mats = [m for _, m in panels]
     meaning = scale(scale_name).meaning
     n_rows, n_cols = len(mats[0]), len(mats[0][0])
@@ -54,7 +94,9 @@ def heatmaps(
     key_w = max(200.0, min(240.0, panel_w))
     name_w = text_width(legend_name or MEANINGS[meaning].name, MIN_TEXT) * WIDE + 14
     width = max(label_w + len(panels) * panel_w + (len(panels) - 1) * gap + right, label_w + key_w + name_w) + 10
-    height = top_y + cell_h * n_rows + 18 + 14 + MIN_TEXT + 14
+    height = top_y + cell_h * n_rows + (18 + 14 + MIN_TEXT + 14 if keyed else 4)
+    if not keyed:  # a panel of a stack: only as wide as its cells need
+        width = label_w + len(panels) * panel_w + (len(panels) - 1) * gap + right + 10
     d = Drawing(round(width), round(height), ident, title, desc)
     for i, (caption, m) in enumerate(panels):
         x = label_w + i * (panel_w + gap)
@@ -73,12 +115,6 @@ def heatmaps(
             col_labels=col_labels,
             rotate_cols=rotate_cols,
         )
-    legend(
-        d,
-        label_w,
-        top_y + cell_h * n_rows + 18,
-        scale_name,
-        width=key_w,
-        name=legend_name,
-    )
-    return d.render()
+    if keyed:
+        legend(d, label_w, top_y + cell_h * n_rows + 18, scale_name, width=key_w, name=legend_name)
+    return d
