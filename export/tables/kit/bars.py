@@ -104,14 +104,21 @@ def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, 
     n = len(panels)
     panel_w = (width - label_w - 10 - (n - 1) * gap) / n
     plot_w = panel_w - value_w
+    # on a phone, labels too long to leave a bar room stand above their bars
+    above = width <= PHONE and plot_w < 150
+    if above:
+        label_w = 12.0
+        panel_w = (width - label_w - 10 - (n - 1) * gap) / n
+        plot_w = panel_w - value_w
+    lift = MIN_TEXT + 8 if above else 0
     per_row = len(panels[0])
-    row_h = bar_h * per_row + (14 if per_row > 1 else 0)
+    row_h = bar_h * per_row + (14 if per_row > 1 else 0) + lift
     keyed = grouped and len(series) > 1
     head = 44 if keyed else 34 if any(name for name, _, _ in series) else 8
     rows_h = row_h * len(labels)
     height = head + rows_h + (MIN_TEXT + 18 if axis else 8)
     d = Drawing(round(width), round(height), ident, title, desc)
-    d.cramped = plot_w < 100
+    d.cramped = plot_w < 100 or (above and text_width(BLOCKED_TEXT, MIN_TEXT) + 20 > plot_w and bool(blocked))
     if keyed:
         for s, (name, _, colour) in enumerate(series):
             kx = label_w + s * plot_w / len(series)
@@ -121,14 +128,19 @@ def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, 
         x0 = label_w + p * (panel_w + gap)
         if panel[0][0] and not grouped:
             d.text(x0 + plot_w / 2, 24, panel[0][0], size=MIN_TEXT, weight="600")
-        d.rect(x0 - 1, head - 2, 1.5, rows_h, fill=GRID, stroke="none", radius=0)
+        if not above:  # the bars' base line, right of the labels
+            d.rect(x0 - 1, head - 2, 1.5, rows_h, fill=GRID, stroke="none", radius=0)
         for g, lab in enumerate(labels):
             top = head + g * row_h
             chosen, off = g in highlight, g in blocked
             weight = "700" if chosen else "normal"
-            if p == 0:
+            ink = MUTED if off else INK
+            if above:
+                d.text(label_w, top + MIN_TEXT, lab, size=MIN_TEXT, anchor="start", weight=weight, fill=ink)
+                top += lift
+            elif p == 0:
                 mid = top + bar_h * per_row / 2 + MIN_TEXT * 0.35
-                d.text(label_w - 10, mid, lab, size=MIN_TEXT, anchor="end", weight=weight, fill=MUTED if off else INK)
+                d.text(label_w - 10, mid, lab, size=MIN_TEXT, anchor="end", weight=weight, fill=ink)
             for s, (_, values, colour) in enumerate(panel):
                 v, y = values[g], top + s * bar_h + bar_h * 0.1
                 thick, mid = bar_h * 0.8, top + s * bar_h + bar_h / 2 + MIN_TEXT * 0.35
