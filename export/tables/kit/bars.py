@@ -104,18 +104,24 @@ def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, 
     n = len(panels)
     panel_w = (width - label_w - 10 - (n - 1) * gap) / n
     plot_w = panel_w - value_w
-    # on a phone, labels too long to leave a bar room stand above their bars
-    above = width <= PHONE and plot_w < 150
-    if above:
-        label_w = 12.0
+    # on a phone, a label too long to leave the bars room stands above its bar
+    # (the others keep to a column as wide as the longest of them needs)
+    widths = [text_width(lab, MIN_TEXT, bold=True) * 1.15 + 20 for lab in labels]
+    over = set()
+    if width <= PHONE and plot_w < 110:
+        short = [w for w in widths if width - w - 10 - value_w >= 180]
+        label_w = max(short, default=12.0)
+        over = {g for g, w in enumerate(widths) if w > label_w}
         panel_w = (width - label_w - 10 - (n - 1) * gap) / n
         plot_w = panel_w - value_w
-    lift = MIN_TEXT + 8 if above else 0
+    above = bool(over)
+    lift = MIN_TEXT + 8
     per_row = len(panels[0])
-    row_h = bar_h * per_row + (14 if per_row > 1 else 0) + lift
+    row_h = bar_h * per_row + (14 if per_row > 1 else 0)
     keyed = grouped and len(series) > 1
     head = 44 if keyed else 34 if any(name for name, _, _ in series) else 8
-    rows_h = row_h * len(labels)
+    tops = [head + g * row_h + lift * sum(k in over for k in range(g + 1)) for g in range(len(labels))]
+    rows_h = row_h * len(labels) + lift * len(over)
     height = head + rows_h + (MIN_TEXT + 18 if axis else 8)
     d = Drawing(round(width), round(height), ident, title, desc)
     d.cramped = plot_w < 100 or (above and text_width(BLOCKED_TEXT, MIN_TEXT) + 20 > plot_w and bool(blocked))
@@ -131,13 +137,12 @@ def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, 
         if not above:  # the bars' base line, right of the labels
             d.rect(x0 - 1, head - 2, 1.5, rows_h, fill=GRID, stroke="none", radius=0)
         for g, lab in enumerate(labels):
-            top = head + g * row_h
+            top = tops[g]
             chosen, off = g in highlight, g in blocked
             weight = "700" if chosen else "normal"
             ink = MUTED if off else INK
-            if above:
-                d.text(label_w, top + MIN_TEXT, lab, size=MIN_TEXT, anchor="start", weight=weight, fill=ink)
-                top += lift
+            if g in over:
+                d.text(12, top - 8, lab, size=MIN_TEXT, anchor="start", weight=weight, fill=ink)
             elif p == 0:
                 mid = top + bar_h * per_row / 2 + MIN_TEXT * 0.35
                 d.text(label_w - 10, mid, lab, size=MIN_TEXT, anchor="end", weight=weight, fill=ink)
