@@ -79,7 +79,19 @@ def panels(
     if wide.width <= PHONE:
         return natural_size(wide)
     phone = _panels(f"{ident}-phone", title, desc, items, width=PHONE, **args)
+    if not phone.fits:  # a wide, short matrix (a row of logits) stands on its side
+        phone = _panels(f"{ident}-phone", title, desc, [_upright(p) for p in items], width=PHONE, **args)
     return arranged(natural_size(wide), natural_size(phone) if phone.fits else None)
+
+
+def _upright(p: Panel) -> Panel:
+    """A panel with more columns than rows transposed (its column labels now
+    label its rows); one with rows outlined keeps its shape."""
+    cols = max(len(r) for r in p.values)
+    if cols <= len(p.values) or p.outline_rows:
+        return p
+    values = [list(c) for c in zip(*p.values)]
+    return Panel(p.caption, values, p.col_labels, p.row_labels, after=p.after, cells=p.cells, role=p.role)
 
 
 def _panels(ident, title, desc, items, scale_name, digits, width, name, cell_h, gap, note) -> Drawing:
@@ -87,6 +99,8 @@ def _panels(ident, title, desc, items, scale_name, digits, width, name, cell_h, 
     everything = [v for p in items for row in p.values for v in row if isinstance(v, (int, float))]
     texts = [number(v, digits) for v in everything] + ["−∞"]
     cell_w = max(48.0, max(text_width(t, MIN_TEXT) for t in texts) + 16)
+    if width <= PHONE:  # a phone's arrangement: column labels (a transposed panel's) never overlap
+        cell_w = max([cell_w] + [text_width(c, MIN_TEXT) + 12 for p in items for c in p.col_labels or []])
     sizes = [_size(p, cell_w, cell_h) for p in items]
     lines, line, used = [], [], 0.0
     for k, size in enumerate(sizes):
@@ -135,7 +149,7 @@ def _panels(ident, title, desc, items, scale_name, digits, width, name, cell_h, 
             x += w + gap
         y += h + 24
     y -= 24
-    key_x = max(first_x, 20.0)
+    key_x = max(first_x, 20.0) if width > PHONE else 20.0
     named = text_width(name or MEANINGS[scale(scale_name).meaning].name, MIN_TEXT) * 1.2
     key_w = 240.0 if width > PHONE else max(150.0, min(240.0, width - key_x - 14 - named - 6))
     legend(d, key_x, y + 18, scale_name, width=key_w, name=name)
