@@ -98,8 +98,9 @@ def table_block(
         title_w = 0.0
         if g.title and not transpose:  # a transposed group is named by its row labels
             extra = {"fill": ROLES[g.role]} if g.role else {}
-            d.text(cx, cy - 54, g.title, size=MIN_TEXT, anchor="start", weight="600", **extra)
-            title_w = text_width(g.title, MIN_TEXT, bold=True)
+            tx = 14.0 if stacked else cx  # a phone's: from the left edge, over the row labels too
+            d.text(tx, cy - 54, g.title, size=MIN_TEXT, anchor="start", weight="600", **extra)
+            title_w = text_width(g.title, MIN_TEXT, bold=True) + tx - cx
         if transpose:
             box = cells(
                 d,
@@ -138,16 +139,20 @@ def table_block(
         right, bottom = max(right, box.x + box.w, cx + title_w), max(bottom, box.y + box.h)
         if transpose:
             cy = box.y + box.h + 44
-        elif stacked:
-            cy = box.y + box.h + 54 + (30 if g.title else 0) + 16
+        elif stacked:  # room for the next group's column labels, and its title
+            after = groups[n + 1] if n + 1 < len(groups) else None
+            cy = box.y + box.h + 16 + (80 if after and after.title else 36)
         else:
             cx = max(box.x + box.w, cx + title_w) + gap
     lx, ly = x, bottom + 18
+    key_w = 150 if stacked else 200
     for scale_name in names_used:
         name = (scale_names or {}).get(scale_name)
-        box = legend(d, lx, ly, scale_name, width=200, name=name)
+        if stacked:  # a phone's legends start at the left edge, under the row labels
+            lx = 14.0
+        box = legend(d, lx, ly, scale_name, width=key_w, name=name)
         label = name or MEANINGS[scale(scale_name).meaning].name
-        right = max(right, lx + 200 + 14 + text_width(label, MIN_TEXT))
+        right = max(right, lx + key_w + 14 + text_width(label, MIN_TEXT))
         if stacked:
             ly += box.h + 18
         else:
@@ -176,9 +181,21 @@ def table_figure(
     the groups one under the other, where that fits PHONE units."""
     args = dict(transpose=transpose, col_names=col_names, desc=desc, scale_names=scale_names, cell_h=cell_h)
     wide = _table_figure(ident, title, table, groups, labels, width=width, **args)
-    if wide.width <= PHONE or transpose or len(groups) < 2:
+    if wide.width <= PHONE or transpose:
         return wide.render()
-    phone = _table_figure(f"{ident}-phone", title, table, groups, labels, stacked=True, **args)
+    # a group with more columns than a phone's width holds goes on in a block under it
+    most = max(len(g.columns) for g in groups)
+    for per in range(most, 0, -1):
+        parts = [
+            Group(g.columns[k : k + per], g.scale, g.title if k == 0 else None, g.digits, g.blocked, g.role)
+            for g in groups
+            for k in range(0, len(g.columns), per)
+        ]
+        phone = _table_figure(f"{ident}-phone", title, table, parts, labels, stacked=True, **args)
+        if phone.width <= PHONE:
+            break
+        if per == 2 or per == 1:  # one column a block reads as a list, not a table: no phone arrangement
+            return wide.render()
     return arranged(wide.render(), phone)
 
 
@@ -188,7 +205,7 @@ def _table_figure(
     """``table_figure``'s drawing (``stacked``: the groups one under the other)."""
     names = [_label(r, labels) for r in table["rows"]]
     head = table["header"]
-    label_w = max(text_width(n, MIN_TEXT) for n in names) * 1.2 + 24
+    label_w = max(text_width(n, MIN_TEXT) for n in names) * (1.1 if stacked else 1.2) + 24
     top_y = 54 + (30 if any(g.title for g in groups) else 0)
     if transpose:
         label_w = max(
@@ -211,7 +228,7 @@ def _table_figure(
         scale_names=scale_names,
         stacked=stacked,
     )
-    margin = 14 if stacked else 110
+    margin = 8 if stacked else 110
     w = max(width or 0, box.x + box.w + margin)
     shift = max(0.0, (w - (box.x + box.w + margin)) / 2)
     h = box.y + box.h + 12
