@@ -56,7 +56,7 @@ def heatmaps(
     if wide.width <= PHONE or len(panels) < 2:
         return wide.render()
     rows = [
-        _heatmaps(f"{ident}-phone-{k}", title, desc, [p], keyed=k == len(panels) - 1, **args)
+        _heatmaps(f"{ident}-phone-{k}", title, desc, [p], keyed=k == len(panels) - 1, narrow=True, **args)
         for k, p in enumerate(panels)
     ]
     return arranged(wide.render(), stack(f"{ident}-phone", title, desc, rows, gap=8))
@@ -77,6 +77,7 @@ def _heatmaps(
     gap,
     legend_name,
     keyed=True,
+    narrow=False,
 ) -> Drawing:
     """``heatmaps``'s drawing of ``panels`` (``keyed``: with the legend)."""
     mats = [m for _, m in panels]
@@ -93,6 +94,8 @@ def _heatmaps(
     top_y = caption_h + cols_h
     key_w = max(200.0, min(240.0, panel_w))
     name_w = text_width(legend_name or MEANINGS[meaning].name, MIN_TEXT) * WIDE + 14
+    if narrow:  # a phone's: the legend as wide as the width left beside its name
+        key_w = max(120.0, min(key_w, PHONE - 10 - label_w - name_w))
     width = max(label_w + len(panels) * panel_w + (len(panels) - 1) * gap + right, label_w + key_w + name_w) + 10
     height = top_y + cell_h * n_rows + (18 + 14 + MIN_TEXT + 14 if keyed else 4)
     if not keyed:  # a panel of a stack: only as wide as its cells need
