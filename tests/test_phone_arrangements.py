@@ -94,14 +94,25 @@ def test_heads_one_per_row_on_a_phone():
     assert_same_figure(split, split.phone, same_texts=False)
 
 
-def test_a_wide_short_matrix_stands_on_its_side_on_a_phone():
+def test_a_matrix_wider_than_a_phone_wraps_and_its_rows_stay_rows():
     tokens = ["<PAD>", "<BOS>", "<EOS>", "<UNK>", ".", "a", "ball", "found", "lily", "red"]
     z = [[0.1 * k - 0.4 for k in range(10)], [0.05 * k - 0.3 for k in range(10)]]
     svg = panels("t-logits", "Logits", "-", [Panel("logits z", z, ["example 1", "example 2"], tokens)], "part1-scores")
     assert_same_figure(svg, svg.phone)
     root = ET.fromstring(svg.phone)
-    ys = {e.text: float(e.get("y")) for e in root.iter(SVG + "text")}
-    assert len({ys[t] for t in tokens}) == len(tokens)  # the tokens now label rows
+    at = {}
+    for e in root.iter(SVG + "text"):
+        at.setdefault(e.text, []).append((float(e.get("x")), float(e.get("y"))))
+    assert len(at["example 1"]) == 2  # two blocks, each with the example rows
+    assert at["<PAD>"][0][1] < at["a"][0][1]  # the row goes on under itself
+    assert at["<PAD>"][0][1] == at["<UNK>"][0][1]  # tokens stay across, as in the wide figure
+
+
+def test_a_wide_short_heatmap_stands_on_its_side_on_a_phone():
+    words = ["<BOS>", "a", "little", "dog", "found", "a", "red", "hat"]
+    rows = [[0.1, 0.1, 0.1, 0.1, 0.1, 0.2, 0.2, 0.1]] * 4
+    svg = heatmaps("t-rows", "Four rows", "-", [("", rows)], ["head 1", "head 2", "head 3", "head 4"], words, digits=3)
+    assert_same_figure(svg, svg.phone)
 
 
 def test_heatmaps_stack_one_panel_per_row_under_one_legend():

@@ -79,19 +79,37 @@ def panels(
     if wide.width <= PHONE:
         return natural_size(wide)
     phone = _panels(f"{ident}-phone", title, desc, items, width=PHONE, **args)
-    if not phone.fits:  # a wide, short matrix (a row of logits) stands on its side
-        phone = _panels(f"{ident}-phone", title, desc, [_upright(p) for p in items], width=PHONE, **args)
+    most = max(len(r) for p in items for r in p.values)
+    for per in range(most - 1, 1, -1):
+        if phone.fits:
+            break
+        # a matrix wider than a phone goes on under itself, as a line of text
+        # wraps: its rows stay rows (a [2, 16] tensor keeps two rows)
+        parts = [q for p in items for q in _wrapped(p, per)]
+        phone = _panels(f"{ident}-phone", title, desc, parts, width=PHONE, **args)
     return arranged(natural_size(wide), natural_size(phone) if phone.fits else None)
 
 
-def _upright(p: Panel) -> Panel:
-    """A panel with more columns than rows transposed (its column labels now
-    label its rows); one with rows outlined keeps its shape."""
+def _wrapped(p: Panel, per: int) -> list[Panel]:
+    """``p`` cut into panels of at most ``per`` columns, each with its row and
+    column labels; the caption (and the symbol after it) on the first (last)."""
     cols = max(len(r) for r in p.values)
-    if cols <= len(p.values) or p.outline_rows:
-        return p
-    values = [list(c) for c in zip(*p.values)]
-    return Panel(p.caption, values, p.col_labels, p.row_labels, after=p.after, cells=p.cells, role=p.role)
+    if cols <= per:
+        return [p]
+    starts = list(range(0, cols, per))
+    return [
+        Panel(
+            p.caption if k == 0 else "",
+            [r[a : a + per] for r in p.values],
+            p.row_labels,
+            p.col_labels[a : a + per] if p.col_labels else None,
+            outline_rows=p.outline_rows,
+            after=p.after if k == len(starts) - 1 else None,
+            cells=p.cells,
+            role=p.role,
+        )
+        for k, a in enumerate(starts)
+    ]
 
 
 def _panels(ident, title, desc, items, scale_name, digits, width, name, cell_h, gap, note) -> Drawing:
@@ -125,7 +143,8 @@ def _panels(ident, title, desc, items, scale_name, digits, width, name, cell_h, 
             p, (label_w, w, _) = items[k], sizes[k]
             first_x = x if first_x is None else min(first_x, x)
             ink = ROLES[p.role] if p.role else INK_SOFT
-            d.text(x + label_w, y + 20, p.caption, size=MIN_TEXT, anchor="start", weight="600", fill=ink)
+            if p.caption:  # a wrapped panel's later blocks have none
+                d.text(x + label_w, y + 20, p.caption, size=MIN_TEXT, anchor="start", weight="600", fill=ink)
             top_y = y + 30 + (34 if p.col_labels else 0)
             box = cells(
                 d,
