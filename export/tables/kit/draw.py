@@ -525,3 +525,58 @@ class Figure:
             style=style,
             font_family=FIGURE_FONT,
         )
+
+
+def wrap_words(text: str, width: float = PHONE - 20, size: float = MIN_TEXT) -> list[str]:
+    """``text`` broken into lines no wider than ``width`` units at ``size``."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and text_width(f"{line} {word}", size) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return lines + ([line] if line else [])
+
+
+def chain_down(
+    ident: str,
+    title: str,
+    desc: str,
+    steps: list[list[tuple[list[str], str] | tuple[list[str], str, str]]],
+    notes: list[tuple[str, str]] = (),
+    key: list[tuple[str, str]] = (),
+) -> str:
+    """A pipeline for a phone, top to bottom: ``steps`` = each step's boxes
+    side by side, a box = (lines, fill) or (lines, fill, stroke), an arrow
+    from each step to the next; then ``notes`` = [(text, colour)], each
+    wrapped to the width, and ``key`` = [(fill, label)] swatches. PHONE
+    units wide, at most three boxes a step; each line at MIN_TEXT."""
+    line_h, gap = MIN_TEXT * 1.25, 34
+    heights = [max(len(b[0]) for b in step) * line_h + 18 for step in steps]
+    wrapped = [(line, colour) for text, colour in notes for line in wrap_words(text)]
+    height = 10 + sum(heights) + gap * (len(steps) - 1) + 16 + len(wrapped) * line_h + (28 if key else 0) + 6
+    f = Figure(f"{ident}-phone", PHONE, round(height), title, desc)
+    y, mid = 10.0, PHONE / 2
+    for k, (step, h) in enumerate(zip(steps, heights)):
+        n = len(step)
+        if n > 3:
+            raise ValueError(f"{ident}: a phone's chain holds at most three boxes a step")
+        w = (PHONE - 20 - 12 * (n - 1)) / n if n > 1 else 300.0
+        for j, box in enumerate(step):
+            lines, fill = box[0], box[1]
+            x = 10 + j * (w + 12) if n > 1 else mid - w / 2
+            f.box(x, y, w, h, lines, fill=fill, stroke=box[2] if len(box) > 2 else LINE, size=MIN_TEXT)
+        if k < len(steps) - 1:
+            f.arrow(mid, y + h + 2, mid, y + h + gap - 3)
+        y += h + gap
+    y += 16 - gap + MIN_TEXT
+    for line, colour in wrapped:
+        f.text(mid, y, line, size=MIN_TEXT, fill=colour)
+        y += line_h
+    x = 10.0
+    for fill, label in key:
+        f.add("rect", x=x, y=round(y - 8, 1), width=18, height=14, fill=fill, stroke=LINE)
+        f.text(x + 24, y + 4, label, size=MIN_TEXT, anchor="start", fill=MUTED)
+        x += 24 + text_width(label, MIN_TEXT) + 24
+    return f.render()
