@@ -8,8 +8,8 @@ from __future__ import annotations
 from common.palette import INK, INK_SOFT, MODELS, MUTED, PAPER
 from models.nets import KINDS, LABELS
 
-from ..kit.charts import DASHES, Frame, label, legend, loss_axes, nice_ticks, points
-from ..kit.draw import FIGURE_FONT, chart, element, group, title
+from ..kit.charts import DASHES, Frame, label, legend, loss_axes, nice_ticks, phone_top, points
+from ..kit.draw import FIGURE_FONT, PHONE, arranged, chart, element, group, title
 from ..kit.registry import table
 from ..kit.sources import Sources, file_absent
 from .measured import NOT_YET, finished
@@ -74,9 +74,20 @@ def charts(results: dict, summary_table: dict) -> dict:
 
 def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int) -> str:
     """One polyline per run (colour = model, dash = seed), from the trace point
-    at step ``first_shown`` on; a ring marks each run's selected step."""
+    at step ``first_shown`` on; a ring marks each run's selected step. For a
+    phone (kit/draw.py ``arranged``) the same lines PHONE units wide, the legend above."""
+    wide = _validation_curves(runs, labels, first_shown, phone=False)
+    return arranged(wide, _validation_curves(runs, labels, first_shown, phone=True))
+
+
+def _validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int, phone: bool) -> str:
     seeds = sorted({r["seed"] for r in runs})
-    frame, body, traces = loss_axes(runs, first_shown, height=480, right=220)
+    kinds = [k for k in MODELS if any(r["kind"] == k for r in runs)]
+    if phone:
+        top = phone_top(len(kinds) + len(seeds) + 1)
+        frame, body, traces = loss_axes(runs, first_shown, height=480 + top, right=30, width=PHONE, top=top)
+    else:
+        frame, body, traces = loss_axes(runs, first_shown, height=480, right=220)
     for r, trace in zip(runs, traces):
         kind, colour = r["kind"], MODELS[r["kind"]]
         name = f"{labels[kind]}, seed {r['seed']}"
@@ -124,7 +135,7 @@ def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int
         out.append(element("text", "selected step", x=x + 34, y=y + 10))
         return out
 
-    body.append(legend(frame, [k for k in MODELS if any(r["kind"] == k for r in runs)], labels, seed_marks))
+    body.append(legend(frame, kinds, labels, seed_marks, at=(frame.left, 20) if phone else None))
     desc = (
         "Validation loss against optimizer step for each of the runs. "
         + "; ".join(
@@ -134,7 +145,8 @@ def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int
         )
         + "."
     )
-    return chart("chart-val-curves", frame.width, frame.height, "Validation loss of every training run", desc, body)
+    ident = "chart-val-curves" + ("-phone" if phone else "")
+    return chart(ident, frame.width, frame.height, "Validation loss of every training run", desc, body)
 
 
 def _panel_ticks(values: list[float], pad: float = 0.08) -> list[float]:
