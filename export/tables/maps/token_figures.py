@@ -93,14 +93,18 @@ def unknown_word(vocab: dict) -> str:
         f"The story “blue” encoded: {', '.join(f'{t} ({i})' for t, i in zip(toks, ids))}. The word is not in "
         "the vocabulary, so its ID is UNK's."
     )
-    cw = card_width(toks, 90)
-    x0 = 170
-    d = Drawing(
-        x0 + _row_width(len(ids), cw) + MARGIN, 100, "maps-unknown-word", "The story “blue” becomes BOS, UNK, EOS", desc
-    )
-    d.text(x0 - 20, 52, "“blue” →", size=24, anchor="end", weight="600")
-    id_cards(d, x0, 14, toks, ids, card_w=cw, highlight=[1])
-    return natural_size(d)
+
+    def draw(phone: bool) -> Drawing:  # a phone's: narrower cards, closer to the word
+        cw = card_width(toks, 64 if phone else 90)
+        x0 = 130 if phone else 170
+        margin = 8 if phone else MARGIN
+        ident = "maps-unknown-word" + ("-phone" if phone else "")
+        d = Drawing(x0 + _row_width(len(ids), cw) + margin, 100, ident, "The story “blue” becomes BOS, UNK, EOS", desc)
+        d.text(x0 - (14 if phone else 20), 52, "“blue” →", size=24, anchor="end", weight="600")
+        id_cards(d, x0, 14, toks, ids, card_w=cw, highlight=[1])
+        return d
+
+    return arranged(natural_size(draw(False)), natural_size(draw(True)) if draw(True).width <= PHONE else None)
 
 
 def one_window(story: dict, w: int) -> str:
@@ -230,20 +234,19 @@ def prompt_window(gen: dict) -> str:
         + ", ".join(f"{t} ({i})" for t, i in zip(toks, ids))
         + f". BOS and the prompt's IDs are the history; {n_pad} PAD fills the left of the window."
     )
-    cw = card_width(toks, 90)
-    x0 = MARGIN
-    d = Drawing(
-        _row_width(len(ids), cw) + 2 * MARGIN,
-        124,
-        "maps-prompt-window",
-        "The prompt's window, ready for the model",
-        desc,
-    )
-    cards = id_cards(d, x0, 10, toks, ids, card_w=cw)
-    if n_pad:
-        bracket(d, cards[0].x, cards[n_pad - 1].x + cw, 82, "left padding", colour=MUTED)
-    bracket(d, cards[n_pad].x, cards[-1].x + cw, 82, "history: BOS + prompt", colour=ACCENT)
-    return natural_size(d)
+
+    def draw(phone: bool) -> Drawing:  # a phone's: narrower cards
+        cw = card_width(toks, 72 if phone else 90)
+        x0 = MARGIN
+        ident = "maps-prompt-window" + ("-phone" if phone else "")
+        d = Drawing(_row_width(len(ids), cw) + 2 * x0, 124, ident, "The prompt's window, ready for the model", desc)
+        cards = id_cards(d, x0, 10, toks, ids, card_w=cw)
+        if n_pad:
+            bracket(d, cards[0].x, cards[n_pad - 1].x + cw, 82, "left padding", colour=MUTED)
+        bracket(d, cards[n_pad].x, cards[-1].x + cw, 82, "history: BOS + prompt", colour=ACCENT)
+        return d
+
+    return arranged(natural_size(draw(False)), natural_size(draw(True)) if draw(True).width <= PHONE else None)
 
 
 def batches(windows: dict, batch_t: dict) -> str:
