@@ -81,7 +81,8 @@ def main(argv: list[str]) -> int:
             hit = [s for s in slides if s["wide"]]
             print(f"{slug}: {len(hit)} of {len(slides)} slides have a figure wider than the slide")
             for s in hit:
-                print(f"  {s['n']:3d} {s['title']!r}: " + ", ".join(f"{w['id']} {w['width']}/{w['inner']}" for w in s["wide"]))
+                wide = ", ".join(f"{w['id']} {w['width']}/{w['inner']}" for w in s["wide"])
+                print(f"  {s['n']:3d} {s['title']!r}: {wide}")
         browser.close()
     server.shutdown()
     if len(argv) > 1:
