@@ -154,8 +154,10 @@ def figure_parts(data: dict, value) -> dict:
             f"(draw it with export/tables/kit/draw.py)"
         )
     phone = _phone_arrangement(data, value)
-    if phone:  # drawn twice (export/tables/kit/draw.py Arranged): site.css shows one
-        v = _add_class(v, "figure-wide") + _add_class(phone, "figure-phone")
+    if (
+        phone
+    ):  # drawn twice (export/tables/kit/draw.py Arranged; the phone one of class figure-phone): site.css shows one
+        v = v + phone
     return {"unavailable": None, "source": source or "", "svg": Markup(v)}
 
 
@@ -171,13 +173,3 @@ def _phone_arrangement(data: dict, value) -> str | None:
     except ValueError:
         return None
     return v if isinstance(v, str) and v.startswith("<svg") else None
-
-
-def _add_class(svg: str, cls: str) -> str:
-    """``svg`` with ``cls`` added to its root's classes."""
-    head, rest = svg.split(">", 1)
-    if ' class="' in head:
-        head = head.replace(' class="', f' class="{cls} ', 1)
-    else:
-        head = head.replace("<svg", f'<svg class="{cls}"', 1)
-    return head + ">" + rest

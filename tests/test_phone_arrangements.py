@@ -137,7 +137,7 @@ def test_the_registry_writes_the_phone_arrangement_beside_the_wide_one_and_the_d
     assert set(written["more"][0]) == {"inner", "inner" + PHONE_KEY}
     shown = str(figure_parts({"t": written}, "t.fig")["svg"])
     assert shown.count("<svg") == 2
-    assert 'class="figure-wide diagram"' in shown and 'class="figure-phone diagram"' in shown
+    assert shown.index('class="diagram"') < shown.index('class="figure-phone diagram"')  # the wide one first
     # a figure drawn once is inserted as it is
     assert (
         str(figure_parts({"t": {"fig": "<svg><title>a</title><desc>b</desc></svg>"}}, "t.fig")["svg"]).count("<svg")
@@ -159,7 +159,10 @@ def test_every_phone_arrangement_in_the_tables_fits_a_phone_and_matches_its_wide
                     found += 1
                     a, b = drawn(wide), drawn(v)
                     assert width(v) <= PHONE + 0.5, key
-                    assert b["numbers"] == a["numbers"], key
+                    if 'class="figure-phone chart"' in v:  # a chart's axis has fewer ticks on a phone
+                        assert set(b["numbers"]) <= set(a["numbers"]), key
+                    else:
+                        assert b["numbers"] == a["numbers"], key
                     assert b["colours"] <= a["colours"], key
                 else:
                     walk(v)

@@ -74,8 +74,21 @@ def arranged(wide: str, phone: Drawing | str | None) -> str:
     if not phone:
         return wide
     out = Arranged(wide)
-    out.phone = phone
+    out.phone = with_class(phone, PHONE_CLASS)
     return out
+
+
+PHONE_CLASS = "figure-phone"  # site.css: shown on a phone in place of the figure beside it
+
+
+def with_class(svg: str, cls: str) -> str:
+    """``svg`` with ``cls`` added to its root's classes."""
+    head, rest = svg.split(">", 1)
+    if ' class="' in head:
+        head = head.replace(' class="', f' class="{cls} ', 1)
+    else:
+        head = head.replace("<svg", f'<svg class="{cls}"', 1)
+    return head + ">" + rest
 
 
 def _name(key: str) -> str:
