@@ -141,8 +141,9 @@ def is_plain_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def figure_parts(data: dict, value) -> dict:
-    """A diagram stored as an SVG string in a table -> {svg: Markup, source}."""
+def figure_parts(data: dict, value, phone: bool = True) -> dict:
+    """A diagram stored as an SVG string in a table -> {svg: Markup, source};
+    with ``phone``, its phone arrangement after it where it has one."""
     from markupsafe import Markup
 
     v, source = resolve(data, value)
@@ -153,10 +154,8 @@ def figure_parts(data: dict, value) -> dict:
             f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
             f"(draw it with export/tables/kit/draw.py)"
         )
-    phone = _phone_arrangement(data, value)
-    if (
-        phone
-    ):  # drawn twice (export/tables/kit/draw.py Arranged; the phone one of class figure-phone): site.css shows one
+    phone = _phone_arrangement(data, value) if phone else None
+    if phone:  # drawn twice (kit/draw.py Arranged; the phone one of class figure-phone): site.css shows one
         v = v + phone
     return {"unavailable": None, "source": source or "", "svg": Markup(v)}
 
