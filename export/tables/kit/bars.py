@@ -120,6 +120,10 @@ def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, 
     row_h = bar_h * per_row + (14 if per_row > 1 else 0)
     keyed = grouped and len(series) > 1
     head = 44 if keyed else 34 if any(name for name, _, _ in series) else 8
+    # a phone's key: one series a line (side by side they would run off the width)
+    key_down = keyed and width <= PHONE
+    if key_down:
+        head = 8 + 26 * len(series) + 10
     tops = [head + g * row_h + lift * sum(k in over for k in range(g + 1)) for g in range(len(labels))]
     rows_h = row_h * len(labels) + lift * len(over)
     height = head + rows_h + (MIN_TEXT + 18 if axis else 8)
@@ -127,9 +131,9 @@ def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, 
     d.cramped = plot_w < 100 or (above and text_width(BLOCKED_TEXT, MIN_TEXT) + 20 > plot_w and bool(blocked))
     if keyed:
         for s, (name, _, colour) in enumerate(series):
-            kx = label_w + s * plot_w / len(series)
-            d.rect(kx, 8, 22, 18, fill=colour or PROBABILITY, stroke="none", radius=2)
-            d.text(kx + 30, 17 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT)
+            kx, ky = (12.0, 8 + 26 * s) if key_down else (label_w + s * plot_w / len(series), 8)
+            d.rect(kx, ky, 22, 18, fill=colour or PROBABILITY, stroke="none", radius=2)
+            d.text(kx + 30, ky + 9 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT)
     for p, panel in enumerate(panels):
         x0 = label_w + p * (panel_w + gap)
         if panel[0][0] and not grouped:

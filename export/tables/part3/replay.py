@@ -16,10 +16,11 @@ from common.palette import MUTED
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID
 
-from ..kit.cells import cells, legend
+from ..kit.cells import MEANINGS, cells, legend
 from ..kit.draw import MIN_TEXT, PHONE, Drawing, arranged, text_width
 from ..kit.heads import head_colour
 from ..kit.registry import table
+from ..kit.scales import scale
 from ..kit.sources import Sources, file_absent
 
 PROBE = "river"  # models/probes.py: "The children sat on the river bank and watched the"
@@ -90,7 +91,8 @@ def _weight_figure(ident, heading, words, panels, numbers, phone=False) -> Drawi
             col_labels=words,
             rotate_cols=True,
         )
-    legend(d, label_w, height - 38, "weight", width=min(240, PHONE - label_w - 90) if phone else 240)
+    named = text_width(MEANINGS[scale("weight").meaning].name, MIN_TEXT) * 1.2  # the name right of the legend
+    legend(d, label_w, height - 38, "weight", width=min(240, PHONE - label_w - 24 - named) if phone else 240)
     return d
 
 
