@@ -27,7 +27,6 @@ ALLOWED: dict[str, str] = {
     "maps-widths": "one bracket per window width under one row of cards",
     "maps-batches": "seven pair boxes grouped into four brackets on one line",
     "maps-lengths": "three split histograms on one length axis; its own drawing, no phone arrangement yet",
-    "maps-attention-arrows": "two examples' arrows into the query box: its own drawing, no phone arrangement yet",
     "maps-loss-curve": "a −log p curve 570 units wide with its marked target; not redrawn for a phone yet",
     # Part II
     "part2-video-queries": "topic columns beside long query labels: two columns a block would not fit either",
@@ -36,7 +35,6 @@ ALLOWED: dict[str, str] = {
     "part2-search": "query, keys and dot products drawn as one worked sum; its own drawing, not redrawn yet",
     "part2-residual": "message, W_O and the residual sum on one line of vectors; not redrawn for a phone yet",
     "part2-phases": "the phase A/B figure mixes vectors of cells and arrows; not redrawn for a phone yet",
-    "part2-bank-arrows": "two sentences' arrows into bank along a row of words; not redrawn for a phone yet",
     "part2-projections": "W_Q, W_K, W_V matrices side by side with their inputs; not redrawn for a phone yet",
     "part2-qkv-lifetime": "five words' q, k, v boxes linked by cache lines along a row; not redrawn yet",
     "part2-random-pair": "two random vectors and their dot product on one line; not redrawn for a phone yet",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from common.palette import ACCENT, FILLS, LINE, MUTED, ROLES
 
-from ..kit.draw import Drawing, arranged, chain_down, flow
+from ..kit.draw import PHONE, Drawing, arranged, chain_down, flow
 from ..kit.registry import table
 
 
@@ -156,7 +156,30 @@ def attention_arrows(att: dict) -> str:
                 )
             else:
                 dr.arrow(box.top, query.top, width=1.5, colour=LINE, dash="4 4", bend=20 + 10 * (len(toks) - s))
-    return dr.render()
+    return arranged(dr.render(), _attention_arrows_down(tokens, weights, desc))
+
+
+def _attention_arrows_down(tokens, weights, desc) -> Drawing:
+    """``attention_arrows`` for a phone: one example under the other, its
+    slots in a column, each arrow into the query as thick as its weight."""
+    slot_h, step, top = 56, 64, 40
+    block = top + step * len(tokens[0]) + 24
+    heading = "Where the final query reads: the real attention weights"
+    dr = Drawing(PHONE, block * len(tokens), "maps-attention-arrows-phone", heading, desc)
+    for b, (toks, ws) in enumerate(zip(tokens, weights)):
+        y0 = b * block
+        dr.text(10, y0 + 26, f"example {b + 1}", size=15, anchor="start", weight="600")
+        mid = y0 + top + (step * len(toks) - (step - slot_h)) / 2
+        query = dr.box(240, mid - 32, 150, 64, "query", sub=f"slot {len(toks)}: {toks[-1]}", kind="op")
+        for s, (t, wt) in enumerate(zip(toks, ws)):
+            kind = "muted" if t == "<PAD>" else "data"
+            box = dr.box(10, y0 + top + s * step, 130, slot_h, t, sub=f"α = {wt:.3f}", kind=kind)
+            end = (query.x, query.y + 12 + s * (query.h - 24) / max(1, len(toks) - 1))
+            if wt > 0:
+                dr.arrow(box.right, end, width=1 + 9 * wt, colour=ACCENT, opacity=0.35 + 0.65 * wt)
+            else:
+                dr.arrow(box.right, end, width=1.5, colour=LINE, dash="4 4")
+    return dr
 
 
 def generation_loop(gen: dict) -> str:
