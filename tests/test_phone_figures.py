@@ -57,7 +57,6 @@ ALLOWED: dict[str, str] = {
     "chart-overfitting": "training and validation loss panels side by side on one step axis; not redrawn yet",
     "part3-replay-one": "one head's weights with their values over ten tokens: ten numbered cells need 500 units",
     "fig-p3-seeds": "a dot plot of seeds on a shared loss axis with its worked mean; not redrawn yet",
-    "chart-test-ppl": "test perplexity bars with error bars per model; its own chart, not redrawn yet",
     # Part IV
     "results-attention-wins": "per-bucket differences for two models on one axis; not redrawn for a phone yet",
     "fig-res-per-step": "two ten by ten causal weight matrices: each alone is wider than a phone",
