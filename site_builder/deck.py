@@ -321,7 +321,7 @@ def key_figure(page: Page, tables: dict, source: str) -> dict | None:
     if source.split(".")[0] not in page.meta.get("tables", []):
         raise ContentError(f"key_figure {source!r}: its table is not in the deck's front matter `tables`", 2)
     try:
-        parts = figure_parts(tables, source)
+        parts = figure_parts(tables, source, phone=False)  # a card shows one figure: the wide one
     except ValueError as exc:
         raise ContentError(f"key_figure: {exc}", 2) from exc
     if parts["unavailable"] is not None:

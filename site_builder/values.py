@@ -141,8 +141,9 @@ def is_plain_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def figure_parts(data: dict, value) -> dict:
-    """A diagram stored as an SVG string in a table -> {svg: Markup, source}."""
+def figure_parts(data: dict, value, phone: bool = True) -> dict:
+    """A diagram stored as an SVG string in a table -> {svg: Markup, source};
+    with ``phone``, its phone arrangement after it where it has one."""
     from markupsafe import Markup
 
     v, source = resolve(data, value)
@@ -153,4 +154,21 @@ def figure_parts(data: dict, value) -> dict:
             f"{source or value!r}: a figure must be an SVG string with <title> and <desc> "
             f"(draw it with export/tables/kit/draw.py)"
         )
+    phone = _phone_arrangement(data, value) if phone else None
+    if phone:  # drawn twice (kit/draw.py Arranged; the phone one of class figure-phone): site.css shows one
+        v = v + phone
     return {"unavailable": None, "source": source or "", "svg": Markup(v)}
+
+
+PHONE_KEY = "_phone"  # export/tables/kit/draw.py: a figure's phone arrangement sits beside it
+
+
+def _phone_arrangement(data: dict, value) -> str | None:
+    """The phone arrangement stored beside the figure ``value`` names, if any."""
+    if not isinstance(value, str) or "." not in value:
+        return None
+    try:
+        v, _ = resolve(data, value + PHONE_KEY)
+    except ValueError:
+        return None
+    return v if isinstance(v, str) and v.startswith("<svg") else None

@@ -38,7 +38,7 @@ from common.palette import (
 )
 
 from .cells import number
-from .draw import MIN_TEXT, SLIDE, Drawing, text_width
+from .draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, stack, text_width
 
 PROBABILITY = ACCENT_MID  # a bar's colour unless a series or a label has its own
 BLOCKED_TEXT = "blocked: −∞ before the softmax"
@@ -66,7 +66,11 @@ def bars(
     the order of ``labels``; a name is a panel's caption (or the key's entry
     when ``grouped``; "" for none). ``colours`` gives each label's bar its
     colour (else the series', else PROBABILITY). A value of 0 draws no bar, a
-    tiny one a sliver. ``desc`` None: every label's values, written out."""
+    tiny one a sliver. ``desc`` None: every label's values, written out.
+
+    A figure wider than a phone is drawn a second time for one (kit/draw.py
+    ``arranged``): the panels one under the other, each PHONE units wide,
+    on the same scale, with the same labels, values and colours."""
     fmt = fmt or (lambda v: number(v, digits))
     series = [(s[0], list(s[1]), s[2] if len(s) > 2 else None) for s in series]
     vmax = vmax or max(max(vs) for _, vs, _ in series) or 1.0
@@ -78,36 +82,74 @@ def bars(
             )
             + "."
         )
+    same = dict(fmt=fmt, vmax=vmax, bar_h=bar_h, gap=gap, colours=colours, highlight=highlight, blocked=blocked)
+    wide = _bars(ident, title, desc, labels, series, grouped, width=width, axis=axis, **same).render()
+    if width <= PHONE:
+        return wide
+    parts = [series] if grouped else [[s] for s in series]
+    drawn = [
+        _bars(f"{ident}-phone-{k}", title, desc, labels, part, grouped, width=PHONE, axis=axis, **same)
+        for k, part in enumerate(parts)
+    ]
+    phone = stack(f"{ident}-phone", title, desc, drawn)
+    phone.cramped = any(p.cramped for p in drawn)  # labels or values that leave a bar no room
+    return wide if phone.cramped else arranged(wide, phone)
+
+
+def _bars(ident, title, desc, labels, series, grouped, fmt, vmax, width, bar_h, gap, colours, highlight, blocked, axis):
+    """``bars``'s drawing of ``series`` (each (name, values, colour)) at ``width``."""
     label_w = max(text_width(lab, MIN_TEXT, bold=True) for lab in labels) * 1.15 + 20
     value_w = max(text_width(fmt(v), MIN_TEXT) for _, vs, _ in series for v in vs) * 1.2 + 12
     panels = [series] if grouped else [[s] for s in series]
     n = len(panels)
     panel_w = (width - label_w - 10 - (n - 1) * gap) / n
     plot_w = panel_w - value_w
+    # on a phone, a label too long to leave the bars room stands above its bar
+    # (the others keep to a column as wide as the longest of them needs)
+    widths = [text_width(lab, MIN_TEXT, bold=True) * 1.15 + 20 for lab in labels]
+    over = set()
+    if width <= PHONE and plot_w < 110:
+        short = [w for w in widths if width - w - 10 - value_w >= 180]
+        label_w = max(short, default=12.0)
+        over = {g for g, w in enumerate(widths) if w > label_w}
+        panel_w = (width - label_w - 10 - (n - 1) * gap) / n
+        plot_w = panel_w - value_w
+    above = bool(over)
+    lift = MIN_TEXT + 8
     per_row = len(panels[0])
     row_h = bar_h * per_row + (14 if per_row > 1 else 0)
     keyed = grouped and len(series) > 1
     head = 44 if keyed else 34 if any(name for name, _, _ in series) else 8
-    rows_h = row_h * len(labels)
+    # a phone's key: one series a line (side by side they would run off the width)
+    key_down = keyed and width <= PHONE
+    if key_down:
+        head = 8 + 26 * len(series) + 10
+    tops = [head + g * row_h + lift * sum(k in over for k in range(g + 1)) for g in range(len(labels))]
+    rows_h = row_h * len(labels) + lift * len(over)
     height = head + rows_h + (MIN_TEXT + 18 if axis else 8)
     d = Drawing(round(width), round(height), ident, title, desc)
+    d.cramped = plot_w < 100 or (above and text_width(BLOCKED_TEXT, MIN_TEXT) + 20 > plot_w and bool(blocked))
     if keyed:
         for s, (name, _, colour) in enumerate(series):
-            kx = label_w + s * plot_w / len(series)
-            d.rect(kx, 8, 22, 18, fill=colour or PROBABILITY, stroke="none", radius=2)
-            d.text(kx + 30, 17 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT)
+            kx, ky = (12.0, 8 + 26 * s) if key_down else (label_w + s * plot_w / len(series), 8)
+            d.rect(kx, ky, 22, 18, fill=colour or PROBABILITY, stroke="none", radius=2)
+            d.text(kx + 30, ky + 9 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT)
     for p, panel in enumerate(panels):
         x0 = label_w + p * (panel_w + gap)
         if panel[0][0] and not grouped:
             d.text(x0 + plot_w / 2, 24, panel[0][0], size=MIN_TEXT, weight="600")
-        d.rect(x0 - 1, head - 2, 1.5, rows_h, fill=GRID, stroke="none", radius=0)
+        if not above:  # the bars' base line, right of the labels
+            d.rect(x0 - 1, head - 2, 1.5, rows_h, fill=GRID, stroke="none", radius=0)
         for g, lab in enumerate(labels):
-            top = head + g * row_h
+            top = tops[g]
             chosen, off = g in highlight, g in blocked
             weight = "700" if chosen else "normal"
-            if p == 0:
+            ink = MUTED if off else INK
+            if g in over:
+                d.text(12, top - 8, lab, size=MIN_TEXT, anchor="start", weight=weight, fill=ink)
+            elif p == 0:
                 mid = top + bar_h * per_row / 2 + MIN_TEXT * 0.35
-                d.text(label_w - 10, mid, lab, size=MIN_TEXT, anchor="end", weight=weight, fill=MUTED if off else INK)
+                d.text(label_w - 10, mid, lab, size=MIN_TEXT, anchor="end", weight=weight, fill=ink)
             for s, (_, values, colour) in enumerate(panel):
                 v, y = values[g], top + s * bar_h + bar_h * 0.1
                 thick, mid = bar_h * 0.8, top + s * bar_h + bar_h / 2 + MIN_TEXT * 0.35
@@ -128,7 +170,7 @@ def bars(
             for x, text in ((x0, "0"), (x0 + plot_w, fmt(vmax)), (x0 + plot_w / 2, axis if axis is not True else "")):
                 if text:
                     d.text(x, base + MIN_TEXT + 6, text, size=MIN_TEXT, fill=MUTED)
-    return d.render()
+    return d
 
 
 def column_rows(

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 from common.palette import ACCENT, INK_SOFT, MUTED, ROLES
 
-from .cells import cells, legend, number
-from .draw import MIN_TEXT, Drawing, document, text_width
+from .cells import MEANINGS, cells, legend, number
+from .draw import MIN_TEXT, PHONE, Drawing, arranged, document, text_width
+from .scales import scale
 
 # a little narrower than the slide's content box (1176 px), so a full-width
 # figure is drawn at one px per unit and its text stays at 18 px
@@ -70,10 +71,54 @@ def panels(
     note: str | None = None,
 ) -> str:
     """One figure of matrices side by side, centred on each line, on the named
-    scale (kit/scales.py), with its legend."""
+    scale (kit/scales.py), with its legend. A figure wider than a phone is
+    drawn a second time for one (kit/draw.py ``arranged``): the same panels
+    wrapped to PHONE units, where each panel fits that width."""
+    args = dict(scale_name=scale_name, digits=digits, name=name, cell_h=cell_h, gap=gap, note=note)
+    wide = _panels(ident, title, desc, items, width=width, **args)
+    if wide.width <= PHONE:
+        return natural_size(wide)
+    phone = _panels(f"{ident}-phone", title, desc, items, width=PHONE, **args)
+    most = max(len(r) for p in items for r in p.values)
+    for per in range(most - 1, 1, -1):
+        if phone.fits:
+            break
+        # a matrix wider than a phone goes on under itself, as a line of text
+        # wraps: its rows stay rows (a [2, 16] tensor keeps two rows)
+        parts = [q for p in items for q in _wrapped(p, per)]
+        phone = _panels(f"{ident}-phone", title, desc, parts, width=PHONE, **args)
+    return arranged(natural_size(wide), natural_size(phone) if phone.fits else None)
+
+
+def _wrapped(p: Panel, per: int) -> list[Panel]:
+    """``p`` cut into panels of at most ``per`` columns, each with its row and
+    column labels; the caption (and the symbol after it) on the first (last)."""
+    cols = max(len(r) for r in p.values)
+    if cols <= per:
+        return [p]
+    starts = list(range(0, cols, per))
+    return [
+        Panel(
+            p.caption if k == 0 else "",
+            [r[a : a + per] for r in p.values],
+            p.row_labels,
+            p.col_labels[a : a + per] if p.col_labels else None,
+            outline_rows=p.outline_rows,
+            after=p.after if k == len(starts) - 1 else None,
+            cells=p.cells,
+            role=p.role,
+        )
+        for k, a in enumerate(starts)
+    ]
+
+
+def _panels(ident, title, desc, items, scale_name, digits, width, name, cell_h, gap, note) -> Drawing:
+    """``panels``'s drawing at ``width`` (``fits``: every panel, the legend and the note within it)."""
     everything = [v for p in items for row in p.values for v in row if isinstance(v, (int, float))]
     texts = [number(v, digits) for v in everything] + ["−∞"]
     cell_w = max(48.0, max(text_width(t, MIN_TEXT) for t in texts) + 16)
+    if width <= PHONE:  # a phone's arrangement: column labels (a transposed panel's) never overlap
+        cell_w = max([cell_w] + [text_width(c, MIN_TEXT) + 12 for p in items for c in p.col_labels or []])
     sizes = [_size(p, cell_w, cell_h) for p in items]
     lines, line, used = [], [], 0.0
     for k, size in enumerate(sizes):
@@ -98,7 +143,8 @@ def panels(
             p, (label_w, w, _) = items[k], sizes[k]
             first_x = x if first_x is None else min(first_x, x)
             ink = ROLES[p.role] if p.role else INK_SOFT
-            d.text(x + label_w, y + 20, p.caption, size=MIN_TEXT, anchor="start", weight="600", fill=ink)
+            if p.caption:  # a wrapped panel's later blocks have none
+                d.text(x + label_w, y + 20, p.caption, size=MIN_TEXT, anchor="start", weight="600", fill=ink)
             top_y = y + 30 + (34 if p.col_labels else 0)
             box = cells(
                 d,
@@ -122,7 +168,11 @@ def panels(
             x += w + gap
         y += h + 24
     y -= 24
-    legend(d, max(first_x, 20.0), y + 18, scale_name, width=240, name=name)
+    key_x = max(first_x, 20.0) if width > PHONE else 20.0
+    named = text_width(name or MEANINGS[scale(scale_name).meaning].name, MIN_TEXT) * 1.2
+    key_w = 240.0 if width > PHONE else max(150.0, min(240.0, width - key_x - 14 - named - 6))
+    legend(d, key_x, y + 18, scale_name, width=key_w, name=name)
     if note:
         d.text(width / 2, y + 92, note, size=MIN_TEXT, fill=MUTED)
-    return natural_size(d)
+    d.fits = widest + 20 <= width and key_x + key_w + 14 + named <= width and text_width(note or "", MIN_TEXT) <= width
+    return d

@@ -9,7 +9,7 @@ import math
 
 from common.palette import GRID, GRIDLINE, INK, INK_SOFT, MODELS
 
-from .draw import FIGURE_FONT, element, group
+from .draw import FIGURE_FONT, PHONE, element, group
 
 DASHES = {0: "", 1: "6 4", 2: "2 3"}  # by seed order: solid, dashed, dotted
 
@@ -93,14 +93,34 @@ class Frame:
         ]
 
 
-def loss_axes(runs: list[dict], first_shown: int, height: int, right: int):
+def loss_axes(runs: list[dict], first_shown: int, height: int, right: int, width: int = 1000, top: int = 40):
     """Axes for validation loss against step, fitted to every run's trace from
-    step ``first_shown`` on; returns the frame, the axes' SVG parts and the traces."""
+    step ``first_shown`` on; returns the frame, the axes' SVG parts and the
+    traces. A phone's (``width`` PHONE, the legend above: ``top``) has fewer
+    step ticks and its y title says nats only."""
     traces = [[p for p in r["val_trace"] if p["step"] >= first_shown] for r in runs]
     xs = [p["step"] for t in traces for p in t]
     ys = [p["val_loss"] for t in traces for p in t]
-    frame = Frame(nice_ticks(0, max(xs), 6), nice_ticks(min(ys), max(ys), 5), width=1000, height=height, right=right)
-    return frame, frame.axes("optimizer step", "validation loss (nats per token)"), traces
+    narrow = width <= PHONE
+    frame = Frame(
+        nice_ticks(0, max(xs), 3 if narrow else 6),
+        nice_ticks(min(ys), max(ys), 5),
+        width=width,
+        height=height,
+        right=right,
+        top=top,
+        left=70 if narrow else 64,
+    )
+    ylabel = "validation loss (nats)" if narrow else "validation loss (nats per token)"
+    return frame, frame.axes("optimizer step", ylabel), traces
+
+
+PHONE_KEY_LINE = 22  # a legend's line, from a model's line to the next
+
+
+def phone_top(n_lines: int) -> int:
+    """The top margin of a phone's chart whose legend of ``n_lines`` lines stands above the plot."""
+    return 18 + n_lines * PHONE_KEY_LINE + 24
 
 
 def points(frame: Frame, trace: list[dict]) -> str:
@@ -108,11 +128,11 @@ def points(frame: Frame, trace: list[dict]) -> str:
     return " ".join(f"{frame.x(p['step'])},{frame.y(p['val_loss'])}" for p in trace)
 
 
-def legend(frame: Frame, kinds, labels, more=None) -> str:
-    """One coloured line per model right of the plot, then what ``more(x, y)``
-    adds below them (x: the legend's left edge, y: its next free line)."""
-    x = frame.width - frame.right + 18
-    y = frame.top + 6
+def legend(frame: Frame, kinds, labels, more=None, at: tuple[float, float] | None = None) -> str:
+    """One coloured line per model right of the plot (or from ``at``: a
+    phone's, above it), then what ``more(x, y)`` adds below them (x: the
+    legend's left edge, y: its next free line)."""
+    x, y = at or (frame.width - frame.right + 18, frame.top + 6)
     items = []
     for k in kinds:
         items.append(element("line", x1=x, x2=x + 26, y1=y, y2=y, stroke=MODELS[k], stroke_width=4))

@@ -46,6 +46,49 @@ ARROWHEAD = "M0,0 L10,5 L0,10 z"
 # written here is at least MIN_TEXT.
 SLIDE, COLUMN = 1180, 570
 MIN_TEXT = SLIDE_MIN_PX
+# A phone shows a slide 362 px wide (390 less its padding) and a figure at no
+# less than 0.9 px per unit (site_builder/static/deck.js, FIGURE_MIN_SCALE), so
+# a figure of at most PHONE units fits the width there with its labels at 16 px.
+PHONE = 400
+
+
+class Arranged(str):
+    """A figure's SVG (its wide arrangement, for the projector and for print)
+    that carries a second, narrow arrangement for a phone in ``phone``: the
+    same figure builder draws both from the same numbers (panels stacked one
+    per row, a chain turned downwards). The registry (kit/registry.py) writes
+    the phone one beside it, under the figure's key + ``PHONE_KEY``; a deck's
+    ``m.figure`` inserts both and the page shows one (site.css, html.deck-phone)."""
+
+    phone: str
+
+
+PHONE_KEY = "_phone"
+
+
+def arranged(wide: str, phone: Drawing | str | None) -> str:
+    """``wide`` with ``phone`` as its phone arrangement, or ``wide`` alone
+    when there is none or it would not fit a phone either (wider than PHONE)."""
+    if isinstance(phone, Drawing):
+        phone = None if phone.width > PHONE + 0.5 else phone.render()
+    if not phone:
+        return wide
+    out = Arranged(wide)
+    out.phone = with_class(phone, PHONE_CLASS)
+    return out
+
+
+PHONE_CLASS = "figure-phone"  # site.css: shown on a phone in place of the figure beside it
+
+
+def with_class(svg: str, cls: str) -> str:
+    """``svg`` with ``cls`` added to its root's classes."""
+    head, rest = svg.split(">", 1)
+    if ' class="' in head:
+        head = head.replace(' class="', f' class="{cls} ', 1)
+    else:
+        head = head.replace("<svg", f'<svg class="{cls}"', 1)
+    return head + ">" + rest
 
 
 def _name(key: str) -> str:
@@ -336,6 +379,20 @@ class Drawing:
         return document(self.ident, _n(self.width), _n(self.height), self.title, self.desc, "".join(self.parts))
 
 
+def stack(ident: str, title: str, desc: str, drawings: list[Drawing], gap: float = 18) -> Drawing:
+    """One Drawing of ``drawings`` one under the other, each centred (a
+    figure's panels one per row for a phone); each drawing's ids (its
+    arrowheads) are its own ident's, so give each part an ident of its own."""
+    width = max(d.width for d in drawings)
+    height = sum(d.height for d in drawings) + gap * (len(drawings) - 1)
+    out = Drawing(width, height, ident, title, desc)
+    y = 0.0
+    for d in drawings:
+        out.parts.append(group(d.parts, transform=f"translate({_n((width - d.width) / 2)},{_n(y)})"))
+        y += d.height + gap
+    return out
+
+
 def flow(
     ident: str,
     title: str,
@@ -368,7 +425,25 @@ def flow(
         d.arrow(boxes[k].right, boxes[k + 1].left)
         if label:
             d.text((boxes[k].right[0] + boxes[k + 1].left[0]) / 2, 28, label, fill=MUTED)
-    return d.render()
+    return arranged(d.render(), flow_down(ident, title, desc, stages, edges, box_h=box_h))
+
+
+def flow_down(
+    ident: str, title: str, desc: str, stages: list[tuple[str, str | None, str]], edges: list[str | None], box_h=78
+) -> Drawing:
+    """``flow``'s chain for a phone: the same boxes top to bottom, each arrow's
+    label beside it."""
+    box_w, step = 230.0, box_h + 52
+    d = Drawing(PHONE, 10 + len(stages) * step - 52 + 10, f"{ident}-phone", title, desc)
+    boxes = [
+        d.box(20, 10 + k * step, box_w, box_h, label, sub=sub, kind=kind) for k, (label, sub, kind) in enumerate(stages)
+    ]
+    for k, label in enumerate(edges):
+        top, bottom = boxes[k].bottom, boxes[k + 1].top
+        d.arrow((20 + box_w / 2, top[1]), (20 + box_w / 2, bottom[1]))
+        if label:
+            d.text(20 + box_w / 2 + 14, (top[1] + bottom[1]) / 2 + MIN_TEXT * 0.35, label, anchor="start", fill=MUTED)
+    return d
 
 
 def at(**coordinates) -> dict:
@@ -463,3 +538,58 @@ class Figure:
             style=style,
             font_family=FIGURE_FONT,
         )
+
+
+def wrap_words(text: str, width: float = PHONE - 20, size: float = MIN_TEXT) -> list[str]:
+    """``text`` broken into lines no wider than ``width`` units at ``size``."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and text_width(f"{line} {word}", size) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    return lines + ([line] if line else [])
+
+
+def chain_down(
+    ident: str,
+    title: str,
+    desc: str,
+    steps: list[list[tuple[list[str], str] | tuple[list[str], str, str]]],
+    notes: list[tuple[str, str]] = (),
+    key: list[tuple[str, str]] = (),
+) -> str:
+    """A pipeline for a phone, top to bottom: ``steps`` = each step's boxes
+    side by side, a box = (lines, fill) or (lines, fill, stroke), an arrow
+    from each step to the next; then ``notes`` = [(text, colour)], each
+    wrapped to the width, and ``key`` = [(fill, label)] swatches. PHONE
+    units wide, at most three boxes a step; each line at MIN_TEXT."""
+    line_h, gap = MIN_TEXT * 1.25, 34
+    heights = [max(len(b[0]) for b in step) * line_h + 18 for step in steps]
+    wrapped = [(line, colour) for text, colour in notes for line in wrap_words(text)]
+    height = 10 + sum(heights) + gap * (len(steps) - 1) + 16 + len(wrapped) * line_h + (28 if key else 0) + 6
+    f = Figure(f"{ident}-phone", PHONE, round(height), title, desc)
+    y, mid = 10.0, PHONE / 2
+    for k, (step, h) in enumerate(zip(steps, heights)):
+        n = len(step)
+        if n > 3:
+            raise ValueError(f"{ident}: a phone's chain holds at most three boxes a step")
+        w = (PHONE - 20 - 12 * (n - 1)) / n if n > 1 else 300.0
+        for j, box in enumerate(step):
+            lines, fill = box[0], box[1]
+            x = 10 + j * (w + 12) if n > 1 else mid - w / 2
+            f.box(x, y, w, h, lines, fill=fill, stroke=box[2] if len(box) > 2 else LINE, size=MIN_TEXT)
+        if k < len(steps) - 1:
+            f.arrow(mid, y + h + 2, mid, y + h + gap - 3)
+        y += h + gap
+    y += 16 - gap + MIN_TEXT
+    for line, colour in wrapped:
+        f.text(mid, y, line, size=MIN_TEXT, fill=colour)
+        y += line_h
+    x = 10.0
+    for fill, label in key:
+        f.add("rect", x=x, y=round(y - 8, 1), width=18, height=14, fill=fill, stroke=LINE)
+        f.text(x + 24, y + 4, label, size=MIN_TEXT, anchor="start", fill=MUTED)
+        x += 24 + text_width(label, MIN_TEXT) + 24
+    return f.render()

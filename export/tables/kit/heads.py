@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from common.palette import FILLS, HEADS, MUTED, PAPER
 
-from .draw import MIN_TEXT, Figure, at, text_width, title
+from .draw import MIN_TEXT, PHONE, Figure, arranged, at, text_width, title
 from .numbers import shape_text
 
 
@@ -76,6 +76,50 @@ def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, headin
         "splitting reshapes the projections, it adds no weights.",
         fill=MUTED,
     )
+    return arranged(f.render(), _head_split_down(ident, T, D, n_heads, head_width, heading, desc))
+
+
+def _head_split_down(ident: str, T: int, D: int, n_heads: int, head_width: int, heading: str, desc: str) -> str:
+    """``head_split`` for a phone: top to bottom, one head per row."""
+    lane, top = 62, 250
+    height = top + n_heads * lane + 330
+    f = Figure(f"{ident}-phone", PHONE, height, heading, desc)
+    learned, mid = FILLS["param"], PHONE / 2
+    f.box(mid - 60, 10, 120, 70, ["E", shape_text([T, D])])
+    f.arrow(mid, 80, mid, 108)
+    f.box(mid - 110, 110, 220, 88, ["E·W_Q, E·W_K,", "E·W_V, each", shape_text([T, D])], fill=learned)
+    f.text(mid, 226, "split into heads", fill=MUTED)
+    for k in range(n_heads):
+        y = top + k * lane + 24
+        colour = head_colour(k)
+        f.add(
+            "rect",
+            cls="head-slice",
+            data_head=k + 1,
+            x=10,
+            y=y - 16,
+            width=170,
+            height=32,
+            rx=6,
+            fill=colour,
+            fill_opacity=0.15,
+            stroke=colour,
+            stroke_width=1.5,
+        )
+        f.text(95, y + 6, f"head {k + 1}: {shape_text([T, head_width])}")
+        f.arrow(180, y, 200, y, colour=colour)
+        f.add("rect", x=203, y=y - 24, width=187, height=50, rx=6, fill=PAPER, stroke=colour, stroke_width=1.5)
+        f.text(296, y - 4, f"A {shape_text([T, T])} · V", size=MIN_TEXT)
+        f.text(296, y + 18, "→ messages", size=MIN_TEXT)
+    y = top + n_heads * lane
+    f.text(mid, y + 12, "each head attends alone, then concatenate", fill=MUTED)
+    f.arrow(mid, y + 22, mid, y + 48)
+    f.box(mid - 70, y + 50, 140, 70, ["join", shape_text([T, n_heads * head_width])])
+    f.arrow(mid, y + 120, mid, y + 148)
+    f.box(mid - 75, y + 150, 150, 70, ["· W_O, + E", shape_text([T, D])], fill=learned)
+    f.text(mid, y + 256, f"{n_heads} × {head_width} = {n_heads * head_width} coordinates:", fill=MUTED)
+    f.text(mid, y + 280, "splitting reshapes the projections,", fill=MUTED)
+    f.text(mid, y + 304, "it adds no weights.", fill=MUTED)
     return f.render()
 
 
@@ -87,15 +131,26 @@ def attention_arrows(
     heading: str,
     head_names=None,
     columns: int | None = None,
+    width: int = 1000,
 ) -> str:
     """One panel per head: the source tokens in a column on the left, the
     query on the right, one line per source whose width and opacity grow with
-    its real weight; the weight is printed next to each source."""
+    its real weight; the weight is printed next to each source. For a phone
+    (kit/draw.py ``arranged``) the same panels are drawn one head per row,
+    PHONE units wide."""
+    wide = _attention_arrows(ident, words, weight_rows, query, heading, head_names, columns, width)
+    if width <= PHONE:
+        return wide
+    return arranged(wide, _attention_arrows(f"{ident}-phone", words, weight_rows, query, heading, head_names, 1, PHONE))
+
+
+def _attention_arrows(ident, words, weight_rows, query, heading, head_names, columns, width) -> str:
+    """``attention_arrows``'s drawing, ``columns`` panels to a row, ``width`` units wide."""
     n, heads = len(words), len(weight_rows)
     head_names = head_names or [f"head {h + 1}" for h in range(heads)]
     columns = columns or heads
     rows_of_panels = -(-heads // columns)
-    panel_w = 1000 // columns
+    panel_w = width // columns
     row_h = 26 if n <= 10 else 22
     panel_h = 44 + n * row_h + 10
     height = rows_of_panels * panel_h + 10
@@ -116,7 +171,7 @@ def attention_arrows(
         + "; ".join(parts)
         + "."
     )
-    f = Figure(ident, 1000, height, heading, desc)
+    f = Figure(ident, width, height, heading, desc)
     for h, row in enumerate(weight_rows):
         px = (h % columns) * panel_w
         py = (h // columns) * panel_h

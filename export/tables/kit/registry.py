@@ -92,13 +92,32 @@ def order(names: list[str]) -> list[Entry]:
     return list(done.values())
 
 
+def with_phone(value):
+    """``value`` with each figure drawn in two arrangements (kit/draw.py
+    ``Arranged``) written as two: its wide SVG under its key and its phone
+    SVG under the key + ``_phone`` beside it."""
+    from .draw import PHONE_KEY, Arranged
+
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            out[k] = with_phone(v)
+            if isinstance(v, Arranged):
+                out[f"{k}{PHONE_KEY}"] = str(v.phone)
+        return out
+    if isinstance(value, list):
+        return [with_phone(v) for v in value]
+    return str(value) if isinstance(value, Arranged) else value
+
+
 def run(names: list[str], sources) -> dict[str, object]:
     """Compute ``names`` (and what they need) once each; returns every
     computed entry's value by name. Raises TablesError naming the table."""
     values: dict[str, object] = {SOURCES: sources}
     for entry in order(names):
         try:
-            values[entry.name] = entry.compute(**{need: values[need] for need in entry.needs})
+            made = entry.compute(**{need: values[need] for need in entry.needs})
+            values[entry.name] = with_phone(made) if entry.written else made
         except TablesError:
             raise
         except Exception as exc:  # name the table and its file, keep the cause

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from common.palette import ROLES
 
 from .cells import MEANINGS, cells, legend, number
-from .draw import MIN_TEXT, SLIDE, Box, Drawing, text_width
+from .draw import MIN_TEXT, PHONE, SLIDE, Box, Drawing, arranged, text_width
 from .scales import scale
 
 
@@ -78,11 +78,14 @@ def table_block(
     cell_h: float = 36,
     gap: float = 36,
     scale_names=None,
+    stacked: bool = False,
 ) -> Box:
     """The groups side by side (stacked when ``transpose``), starting at
     (x, y) = the top left of the first cells; labels stand left of ``x``;
     one legend per named scale beneath. ``col_names`` replaces the header's names
-    of the numeric columns; ``scale_names`` (scale name -> text) names the legends."""
+    of the numeric columns; ``scale_names`` (scale name -> text) names the legends.
+    ``stacked`` (a phone's arrangement): each group under the one before, with
+    its own row labels, and the legends one under the other."""
     head = table["header"]
     names = dict(col_names or {})
     row_names = [_label(r, labels) for r in table["rows"]]
@@ -95,8 +98,9 @@ def table_block(
         title_w = 0.0
         if g.title and not transpose:  # a transposed group is named by its row labels
             extra = {"fill": ROLES[g.role]} if g.role else {}
-            d.text(cx, cy - 54, g.title, size=MIN_TEXT, anchor="start", weight="600", **extra)
-            title_w = text_width(g.title, MIN_TEXT, bold=True)
+            tx = 14.0 if stacked else cx  # a phone's: from the left edge, over the row labels too
+            d.text(tx, cy - 54, g.title, size=MIN_TEXT, anchor="start", weight="600", **extra)
+            title_w = text_width(g.title, MIN_TEXT, bold=True) + tx - cx
         if transpose:
             box = cells(
                 d,
@@ -127,22 +131,34 @@ def table_block(
                 cell_h=cell_h,
                 blocked=g.blocked,
             )
-            if n == 0:
+            if n == 0 or stacked:
                 for r, name in enumerate(row_names):
-                    d.text(x - 10, y + r * cell_h + cell_h / 2 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="end")
+                    d.text(x - 10, cy + r * cell_h + cell_h / 2 + MIN_TEXT * 0.35, name, size=MIN_TEXT, anchor="end")
         if g.role:  # the cells of a query, key, value or message framed in its colour (common/palette.py ROLES)
             d.rect(box.x - 3, box.y - 3, box.w + 6, box.h + 6, fill="none", stroke=ROLES[g.role], width=3, radius=3)
         right, bottom = max(right, box.x + box.w, cx + title_w), max(bottom, box.y + box.h)
         if transpose:
             cy = box.y + box.h + 44
+        elif stacked:  # room for the next group's column labels, and its title
+            after = groups[n + 1] if n + 1 < len(groups) else None
+            cy = box.y + box.h + 16 + (80 if after and after.title else 36)
         else:
             cx = max(box.x + box.w, cx + title_w) + gap
-    lx = x
+    lx, ly = x, bottom + 18
+    key_w = 150 if stacked else 200
     for scale_name in names_used:
         name = (scale_names or {}).get(scale_name)
-        box = legend(d, lx, bottom + 18, scale_name, width=200, name=name)
+        if stacked:  # a phone's legends start at the left edge, under the row labels
+            lx = 14.0
+        box = legend(d, lx, ly, scale_name, width=key_w, name=name)
         label = name or MEANINGS[scale(scale_name).meaning].name
-        lx += 200 + 14 + text_width(label, MIN_TEXT) + 40
+        right = max(right, lx + key_w + 14 + text_width(label, MIN_TEXT))
+        if stacked:
+            ly += box.h + 18
+        else:
+            lx += 200 + 14 + text_width(label, MIN_TEXT) + 40
+    if stacked:
+        return Box(x, y, right - x, ly - 18 - y)
     return Box(x, y, max(right, lx) - x, bottom + 18 + box.h - y)
 
 
@@ -160,10 +176,36 @@ def table_figure(
     cell_h: float = 36,
 ) -> str:
     """A whole figure of ``table_block``, sized to its cells (at most SLIDE
-    units wide) and centred in ``width`` when given."""
+    units wide) and centred in ``width`` when given. Several groups wider
+    than a phone are drawn a second time for one (kit/draw.py ``arranged``):
+    the groups one under the other, where that fits PHONE units."""
+    args = dict(transpose=transpose, col_names=col_names, desc=desc, scale_names=scale_names, cell_h=cell_h)
+    wide = _table_figure(ident, title, table, groups, labels, width=width, **args)
+    if wide.width <= PHONE or transpose:
+        return wide.render()
+    # a group with more columns than a phone's width holds goes on in a block under it
+    most = max(len(g.columns) for g in groups)
+    for per in range(most, 0, -1):
+        parts = [
+            Group(g.columns[k : k + per], g.scale, g.title if k == 0 else None, g.digits, g.blocked, g.role)
+            for g in groups
+            for k in range(0, len(g.columns), per)
+        ]
+        phone = _table_figure(f"{ident}-phone", title, table, parts, labels, stacked=True, **args)
+        if phone.width <= PHONE:
+            break
+        if per == 2 or per == 1:  # one column a block reads as a list, not a table: no phone arrangement
+            return wide.render()
+    return arranged(wide.render(), phone)
+
+
+def _table_figure(
+    ident, title, table, groups, labels, transpose, col_names, desc, scale_names, cell_h, width=None, stacked=False
+) -> Drawing:
+    """``table_figure``'s drawing (``stacked``: the groups one under the other)."""
     names = [_label(r, labels) for r in table["rows"]]
     head = table["header"]
-    label_w = max(text_width(n, MIN_TEXT) for n in names) * 1.2 + 24
+    label_w = max(text_width(n, MIN_TEXT) for n in names) * (1.1 if stacked else 1.2) + 24
     top_y = 54 + (30 if any(g.title for g in groups) else 0)
     if transpose:
         label_w = max(
@@ -174,11 +216,34 @@ def table_figure(
     # a dry run on a scratch drawing measures the block
     scratch = Drawing(SLIDE, 10, ident, title, "-")
     box = table_block(
-        scratch, label_w, top_y, table, groups, labels, transpose, col_names, cell_h, scale_names=scale_names
+        scratch,
+        label_w,
+        top_y,
+        table,
+        groups,
+        labels,
+        transpose,
+        col_names,
+        cell_h,
+        scale_names=scale_names,
+        stacked=stacked,
     )
-    w = max(width or 0, box.x + box.w + 110)
-    shift = max(0.0, (w - (box.x + box.w + 110)) / 2)
+    margin = 8 if stacked else 110
+    w = max(width or 0, box.x + box.w + margin)
+    shift = max(0.0, (w - (box.x + box.w + margin)) / 2)
     h = box.y + box.h + 12
     d = Drawing(w, h, ident, title, desc or describe(table, groups, labels))
-    table_block(d, label_w + shift, top_y, table, groups, labels, transpose, col_names, cell_h, scale_names=scale_names)
-    return d.render()
+    table_block(
+        d,
+        label_w + shift,
+        top_y,
+        table,
+        groups,
+        labels,
+        transpose,
+        col_names,
+        cell_h,
+        scale_names=scale_names,
+        stacked=stacked,
+    )
+    return d

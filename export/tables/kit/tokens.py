@@ -87,25 +87,35 @@ def pair_rows(
     card_w: float | None = None,
     highlight_rows=(),
     card_h: float = 58,
+    labels_above: bool = False,
 ) -> Box:
     """(window, target) pairs, one a row: the row's label, its context cards,
     an arrow, the target card (highlighted). Rows in ``highlight_rows`` get a
-    soft band behind them. Returns the Box of all rows."""
+    soft band behind them. Returns the Box of all rows. ``labels_above`` (a
+    phone's arrangement): each row's label on a line above its cards, which
+    start at ``x`` (give ``row_h`` room for it: ``LABEL_LINE`` more)."""
     card_w = card_w or card_width(itos)
-    label_w = max(text_width(lab, MIN_TEXT) for lab in labels) + 16
+    label_w = 0.0 if labels_above else max(text_width(lab, MIN_TEXT) for lab in labels) + 16
     n = len(contexts[0])
-    arrow_w = 56
-    width = pair_rows_width(labels, n, card_w)
+    arrow_w = 48 if labels_above else 56
+    width = label_w + n * (card_w + 8) + arrow_w + card_w
+    lift = LABEL_LINE if labels_above else 0.0
     for r, (lab, ctx, tgt) in enumerate(zip(labels, contexts, targets)):
-        ry = y + r * row_h
+        ry = y + r * row_h + lift
         if r in highlight_rows:
-            d.rect(x - 6, ry - 4, width + 12, card_h + 8, fill=SURFACE, stroke="none", radius=6)
-        d.text(x + label_w - 12, ry + card_h / 2 + 6, lab, size=MIN_TEXT, anchor="end", fill=MUTED)
+            d.rect(x - 6, ry - 4 - lift, width + 12, card_h + 8 + lift, fill=SURFACE, stroke="none", radius=6)
+        if labels_above:
+            d.text(x, ry - 8, lab, size=MIN_TEXT, anchor="start", fill=MUTED)
+        else:
+            d.text(x + label_w - 12, ry + card_h / 2 + 6, lab, size=MIN_TEXT, anchor="end", fill=MUTED)
         cards = id_cards(d, x + label_w, ry, [itos[i] for i in ctx], ctx, card_w=card_w, card_h=card_h)
         ax = cards[-1].x + card_w + 8
         d.arrow((ax, ry + card_h / 2), (ax + arrow_w - 12, ry + card_h / 2))
         id_cards(d, ax + arrow_w - 4, ry, [itos[tgt]], [tgt], card_w=card_w, card_h=card_h, highlight=[0])
     return Box(x, y, width, row_h * len(contexts))
+
+
+LABEL_LINE = MIN_TEXT + 10  # a row label's line above its cards (``pair_rows``, labels_above)
 
 
 def paper_note(d: Drawing, x: float, y: float, text: str, anchor: str = "start") -> None:

@@ -5,9 +5,9 @@ weights, and the generation loop. Table: ``maps_figures``."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, LINE, MUTED
+from common.palette import ACCENT, FILLS, LINE, MUTED, ROLES
 
-from ..kit.draw import Drawing, flow
+from ..kit.draw import PHONE, Drawing, arranged, chain_down, flow
 from ..kit.registry import table
 
 
@@ -102,7 +102,25 @@ def attention_flow(dims: dict, att: dict) -> str:
         [e.bottom, (e.bottom[0], 318), (fin.x + 40, 318), (fin.x + 40, fin.y + fin.h)], dash="5 4", colour=ACCENT
     )
     dr.text(600, 312, "residual: the final row of E is added back", size=14, fill=ACCENT)
-    return dr.render()
+    data, op = FILLS["data"], FILLS["op"]
+    steps = [
+        [(["IDs X", _shape([B, w])], data)],
+        [(["E = tok + pos", _shape(att["E_shape"])], data)],
+        [
+            (["query q", _shape(att["q_shape"])], op, ROLES["query"]),
+            (["keys K", _shape(att["K_shape"])], op, ROLES["key"]),
+            (["values V", _shape(att["V_shape"])], op, ROLES["value"]),
+        ],
+        [(["weights α", _shape(att["weights_shape"])], op)],
+        [(["message α·V", _shape(att["message_shape"])], op, ROLES["message"])],
+        [(["updated row", _shape(att["update_shape"])], data)],
+        [(["hidden → logits", _shape(att["logits_shape"])], FILLS["out"])],
+    ]
+    notes = [
+        ("W_Q (final row), W_K, W_V; then " + f"softmax(q·Kᵀ/√{dk}), PAD masked; W_O, add; ReLU layer, W₂", MUTED),
+        ("residual: the final row of E is added back", ACCENT),
+    ]
+    return arranged(dr.render(), chain_down(dr.ident, dr.title, desc, steps, notes))
 
 
 def attention_arrows(att: dict) -> str:
@@ -138,7 +156,30 @@ def attention_arrows(att: dict) -> str:
                 )
             else:
                 dr.arrow(box.top, query.top, width=1.5, colour=LINE, dash="4 4", bend=20 + 10 * (len(toks) - s))
-    return dr.render()
+    return arranged(dr.render(), _attention_arrows_down(tokens, weights, desc))
+
+
+def _attention_arrows_down(tokens, weights, desc) -> Drawing:
+    """``attention_arrows`` for a phone: one example under the other, its
+    slots in a column, each arrow into the query as thick as its weight."""
+    slot_h, step, top = 56, 64, 40
+    block = top + step * len(tokens[0]) + 24
+    heading = "Where the final query reads: the real attention weights"
+    dr = Drawing(PHONE, block * len(tokens), "maps-attention-arrows-phone", heading, desc)
+    for b, (toks, ws) in enumerate(zip(tokens, weights)):
+        y0 = b * block
+        dr.text(10, y0 + 26, f"example {b + 1}", size=15, anchor="start", weight="600")
+        mid = y0 + top + (step * len(toks) - (step - slot_h)) / 2
+        query = dr.box(240, mid - 32, 150, 64, "query", sub=f"slot {len(toks)}: {toks[-1]}", kind="op")
+        for s, (t, wt) in enumerate(zip(toks, ws)):
+            kind = "muted" if t == "<PAD>" else "data"
+            box = dr.box(10, y0 + top + s * step, 130, slot_h, t, sub=f"α = {wt:.3f}", kind=kind)
+            end = (query.x, query.y + 12 + s * (query.h - 24) / max(1, len(toks) - 1))
+            if wt > 0:
+                dr.arrow(box.right, end, width=1 + 9 * wt, colour=ACCENT, opacity=0.35 + 0.65 * wt)
+            else:
+                dr.arrow(box.right, end, width=1.5, colour=LINE, dash="4 4")
+    return dr
 
 
 def generation_loop(gen: dict) -> str:
@@ -161,7 +202,15 @@ def generation_loop(gen: dict) -> str:
     dr.text(495, 262, "not EOS: append the token to the history, repeat", size=15, fill=MUTED)
     dr.arrow(choose.top, (choose.x + choose.w / 2, 20), colour=ACCENT)
     dr.text(choose.x + choose.w / 2 - 12, 16, "EOS or budget: stop", size=15, anchor="end", fill=ACCENT)
-    return dr.render()
+    steps = [
+        [(["history", "IDs so far"], FILLS["data"])],
+        [(["window", "last w IDs"], FILLS["data"])],
+        [(["frozen model", "logits"], FILLS["op"])],
+        [(["probabilities", "specials blocked"], FILLS["op"])],
+        [(["choose a token", "greedy or sample"], FILLS["out"])],
+    ]
+    notes = [("EOS or budget: stop", ACCENT), ("not EOS: append the token to the history, repeat", MUTED)]
+    return arranged(dr.render(), chain_down(dr.ident, dr.title, desc, steps, notes))
 
 
 @table(

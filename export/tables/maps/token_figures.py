@@ -9,9 +9,9 @@ from __future__ import annotations
 from common.palette import ACCENT, ACCENT_SOFT, LINE, MUTED
 
 from ..kit.cell_panels import natural_size
-from ..kit.draw import MIN_TEXT, Drawing, text_width
+from ..kit.draw import MIN_TEXT, PHONE, Drawing, arranged, text_width
 from ..kit.registry import table
-from ..kit.tokens import bracket, card_width, id_cards, pair_rows, pair_rows_width
+from ..kit.tokens import LABEL_LINE, bracket, card_width, id_cards, pair_rows, pair_rows_width
 
 GAP = 8
 MARGIN = 20
@@ -93,14 +93,18 @@ def unknown_word(vocab: dict) -> str:
         f"The story “blue” encoded: {', '.join(f'{t} ({i})' for t, i in zip(toks, ids))}. The word is not in "
         "the vocabulary, so its ID is UNK's."
     )
-    cw = card_width(toks, 90)
-    x0 = 170
-    d = Drawing(
-        x0 + _row_width(len(ids), cw) + MARGIN, 100, "maps-unknown-word", "The story “blue” becomes BOS, UNK, EOS", desc
-    )
-    d.text(x0 - 20, 52, "“blue” →", size=24, anchor="end", weight="600")
-    id_cards(d, x0, 14, toks, ids, card_w=cw, highlight=[1])
-    return natural_size(d)
+
+    def draw(phone: bool) -> Drawing:  # a phone's: narrower cards, closer to the word
+        cw = card_width(toks, 64 if phone else 90)
+        x0 = 130 if phone else 170
+        margin = 8 if phone else MARGIN
+        ident = "maps-unknown-word" + ("-phone" if phone else "")
+        d = Drawing(x0 + _row_width(len(ids), cw) + margin, 100, ident, "The story “blue” becomes BOS, UNK, EOS", desc)
+        d.text(x0 - (14 if phone else 20), 52, "“blue” →", size=24, anchor="end", weight="600")
+        id_cards(d, x0, 14, toks, ids, card_w=cw, highlight=[1])
+        return d
+
+    return arranged(natural_size(draw(False)), natural_size(draw(True)) if draw(True).width <= PHONE else None)
 
 
 def one_window(story: dict, w: int) -> str:
@@ -135,18 +139,48 @@ def all_pairs(windows: dict, vocab: dict) -> str:
         + "; ".join(f"{' '.join(itos[i] for i in c)} → {itos[y]}" for c, y in zip(ctxs, tg))
         + f". Rows {', '.join(str(r + 1) for r in padded)} are filled on the left with PAD."
     )
-    cw = card_width(itos, 78)
-    row_h = 58
     labels = [f"pair {r + 1}" for r in range(len(ctxs))]
-    box_w = pair_rows_width(labels, len(ctxs[0]), cw)
-    x0 = MARGIN
-    d = Drawing(box_w + 2 * MARGIN, 40 + row_h * len(ctxs), "maps-all-pairs", "A window sliding over the story", desc)
-    box = pair_rows(d, x0, 36, labels, ctxs, tg, itos, row_h=row_h, card_w=cw, highlight_rows=padded, card_h=50)
-    d.text(
-        box.x + box.w - cw - 56 - (len(ctxs[0]) * (cw + GAP)) / 2, 26, f"context x (w = {windows['w']})", size=MIN_TEXT
-    )
-    d.text(box.x + box.w - cw / 2, 26, "target y", size=MIN_TEXT, fill=ACCENT)
-    return natural_size(d)
+    heads = (f"context x (w = {windows['w']})", "target y")
+    pairs = dict(labels=labels, contexts=ctxs, targets=tg, itos=itos, heads=heads, highlight_rows=padded, card_h=50)
+    return _pairs("maps-all-pairs", "A window sliding over the story", desc, row_h=58, head_y=26, top=36, **pairs)
+
+
+def _pairs(
+    ident, title, desc, labels, contexts, targets, itos, heads, row_h, head_y, top, highlight_rows=(), card_h=58, pad=4
+):
+    """(window, target) rows (kit/tokens.py ``pair_rows``) under two heads, the
+    context's and the target's; for a phone (kit/draw.py ``arranged``) the same
+    rows with narrower cards and each row's label above it."""
+
+    def draw(phone: bool) -> Drawing:
+        cw = card_width(itos, 56 if phone else 78)
+        margin = 8 if phone else MARGIN
+        step = row_h + (LABEL_LINE if phone else 0)
+        n = len(contexts[0])
+        box_w = n * (cw + GAP) + 48 + cw if phone else pair_rows_width(labels, n, cw)
+        name = ident + ("-phone" if phone else "")
+        d = Drawing(box_w + 2 * margin, top + pad + step * len(contexts), name, title, desc)
+        box = pair_rows(
+            d,
+            margin,
+            top,
+            labels,
+            contexts,
+            targets,
+            itos,
+            row_h=step,
+            card_w=cw,
+            highlight_rows=highlight_rows,
+            card_h=card_h,
+            labels_above=phone,
+        )
+        arrow_w = 48 if phone else 56
+        d.text(box.x + box.w - cw - arrow_w - (n * (cw + GAP)) / 2, head_y, heads[0], size=MIN_TEXT)
+        d.text(box.x + box.w - cw / 2, head_y, heads[1], size=MIN_TEXT, fill=ACCENT)
+        return d
+
+    phone = draw(True)
+    return arranged(natural_size(draw(False)), natural_size(phone) if phone.width <= PHONE else None)
 
 
 def batch(batch_t: dict, vocab: dict) -> str:
@@ -158,22 +192,10 @@ def batch(batch_t: dict, vocab: dict) -> str:
         + "; ".join(f"example {b + 1}: {' '.join(itos[i] for i in X[b])} → {itos[y[b]]}" for b in range(len(X)))
         + "."
     )
-    cw = card_width(itos, 78)
-    row_h = 70
     labels = [f"example {b + 1}" for b in range(len(X))]
-    box_w = pair_rows_width(labels, len(X[0]), cw)
-    x0 = MARGIN
-    d = Drawing(
-        box_w + 2 * MARGIN,
-        56 + row_h * len(X),
-        "maps-batch",
-        f"A batch: X of shape [{len(X)}, {len(X[0])}], y of shape [{len(y)}]",
-        desc,
-    )
-    box = pair_rows(d, x0, 44, [f"example {b + 1}" for b in range(len(X))], X, y, itos, row_h=row_h, card_w=cw)
-    d.text(box.x + box.w - cw - 56 - (len(X[0]) * (cw + GAP)) / 2, 28, f"X: [{len(X)}, {len(X[0])}] IDs", size=MIN_TEXT)
-    d.text(box.x + box.w - cw / 2, 28, f"y: [{len(y)}]", size=MIN_TEXT, fill=ACCENT)
-    return natural_size(d)
+    heads = (f"X: [{len(X)}, {len(X[0])}] IDs", f"y: [{len(y)}]")
+    title = f"A batch: X of shape [{len(X)}, {len(X[0])}], y of shape [{len(y)}]"
+    return _pairs("maps-batch", title, desc, labels, X, y, itos, heads, row_h=70, head_y=28, top=44, pad=12)
 
 
 def widths(story: dict) -> str:
@@ -212,20 +234,19 @@ def prompt_window(gen: dict) -> str:
         + ", ".join(f"{t} ({i})" for t, i in zip(toks, ids))
         + f". BOS and the prompt's IDs are the history; {n_pad} PAD fills the left of the window."
     )
-    cw = card_width(toks, 90)
-    x0 = MARGIN
-    d = Drawing(
-        _row_width(len(ids), cw) + 2 * MARGIN,
-        124,
-        "maps-prompt-window",
-        "The prompt's window, ready for the model",
-        desc,
-    )
-    cards = id_cards(d, x0, 10, toks, ids, card_w=cw)
-    if n_pad:
-        bracket(d, cards[0].x, cards[n_pad - 1].x + cw, 82, "left padding", colour=MUTED)
-    bracket(d, cards[n_pad].x, cards[-1].x + cw, 82, "history: BOS + prompt", colour=ACCENT)
-    return natural_size(d)
+
+    def draw(phone: bool) -> Drawing:  # a phone's: narrower cards
+        cw = card_width(toks, 72 if phone else 90)
+        x0 = MARGIN
+        ident = "maps-prompt-window" + ("-phone" if phone else "")
+        d = Drawing(_row_width(len(ids), cw) + 2 * x0, 124, ident, "The prompt's window, ready for the model", desc)
+        cards = id_cards(d, x0, 10, toks, ids, card_w=cw)
+        if n_pad:
+            bracket(d, cards[0].x, cards[n_pad - 1].x + cw, 82, "left padding", colour=MUTED)
+        bracket(d, cards[n_pad].x, cards[-1].x + cw, 82, "history: BOS + prompt", colour=ACCENT)
+        return d
+
+    return arranged(natural_size(draw(False)), natural_size(draw(True)) if draw(True).width <= PHONE else None)
 
 
 def batches(windows: dict, batch_t: dict) -> str:
@@ -258,16 +279,11 @@ def trace(gen: dict, vocab: dict) -> str:
         + "; ".join(f"step {r[0]}: {' '.join(r[2])} → {r[4]}" for r in rows)
         + ". Each chosen token joins the history, so the next window shifts by one."
     )
-    cw = card_width(itos, 78)
-    row_h = 62
     labels = [f"step {r[0]}" for r in rows]
-    box_w = pair_rows_width(labels, len(rows[0][1]), cw)
-    x0 = MARGIN
-    d = Drawing(box_w + 2 * MARGIN, 40 + row_h * len(rows), "maps-trace", "Greedy generation, step by step", desc)
-    box = pair_rows(d, x0, 36, labels, [r[1] for r in rows], [r[3] for r in rows], itos, row_h=row_h, card_w=cw)
-    d.text(box.x + box.w - cw - 56 - (len(rows[0][1]) * (cw + GAP)) / 2, 24, "window: the latest w IDs", size=MIN_TEXT)
-    d.text(box.x + box.w - cw / 2, 24, "chosen", size=MIN_TEXT, fill=ACCENT)
-    return natural_size(d)
+    heads = ("window: the latest w IDs", "chosen")
+    ctxs, chosen = [r[1] for r in rows], [r[3] for r in rows]
+    title = "Greedy generation, step by step"
+    return _pairs("maps-trace", title, desc, labels, ctxs, chosen, itos, heads, row_h=62, head_y=24, top=36)
 
 
 @table(

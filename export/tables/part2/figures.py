@@ -11,7 +11,7 @@ from __future__ import annotations
 from common.palette import ACCENT, ALERT, GRIDLINE, INK, LINE, MUTED, PAPER
 
 from ..kit.cells import cells, legend, vector_box
-from ..kit.draw import COLUMN, MIN_TEXT, Drawing, text_width
+from ..kit.draw import COLUMN, MIN_TEXT, PHONE, Drawing, arranged, text_width, wrap_words
 from ..kit.registry import table
 
 
@@ -60,7 +60,28 @@ def bank_arrows(walk: dict, position: int) -> str:
                 bend=-(40 + 8 * (row - j)),
             )
     d.text(990, 352, "numbers: the attention weight of each word for “bank”", anchor="end", fill=MUTED)
-    return d.render()
+    return arranged(d.render(), _bank_arrows_down(walk, position, d.title, d.desc))
+
+
+def _bank_arrows_down(walk: dict, position: int, heading: str, desc: str) -> Drawing:
+    """``bank_arrows`` for a phone: one sentence under the other, its words in
+    a column, each arrow into “bank” (on the right) as thick as its weight."""
+    row, step, top = position - 1, 54, 40
+    block = top + step * row + 30
+    d = Drawing(PHONE, block * 2 + 30, "part2-bank-arrows-phone", heading, desc)
+    for s, name in enumerate(("river", "cheque")):
+        toks, weights = walk[name]["tokens"][:position], walk[name]["A"][row][:position]
+        y0 = s * block
+        d.text(10, y0 + 26, f"{name} sentence", size=MIN_TEXT, anchor="start", weight="600")
+        mid = y0 + top + (step * row - 8) / 2
+        target = d.box(250, mid - 30, 140, 60, toks[row], sub=f"{weights[row]:.2f}", kind="op")
+        for j, (t, a) in enumerate(zip(toks[:row], weights[:row])):
+            b = d.box(10, y0 + top + j * step, 128, 48, t, sub=f"{a:.2f}")
+            end = (target.x, target.y + 10 + j * (target.h - 20) / max(1, row - 1))
+            d.arrow(b.right, end, width=1 + 10 * a, colour=ACCENT, opacity=0.3 + 0.7 * a)
+    for k, line in enumerate(wrap_words("numbers: the attention weight of each word for “bank”")):
+        d.text(PHONE / 2, block * 2 + 6 + k * 22, line, fill=MUTED)
+    return d
 
 
 def causal_mask(walk: dict) -> str:

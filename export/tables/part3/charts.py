@@ -6,14 +6,24 @@ from __future__ import annotations
 
 from common.palette import INK_SOFT, MODELS, PAPER
 
-from ..kit.charts import Frame, label, legend, loss_axes, nice_ticks, points
-from ..kit.draw import chart, element, title
+from ..kit.charts import Frame, label, legend, loss_axes, nice_ticks, phone_top, points
+from ..kit.draw import PHONE, arranged, chart, element, title
 
 
 def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int, seed: int) -> str:
     """Validation loss of one seed's runs (one line per model): a ring at the
-    selected (best) step and a square at the last step."""
-    frame, body, traces = loss_axes(runs, first_shown, height=420, right=230)
+    selected (best) step and a square at the last step. For a phone
+    (kit/draw.py ``arranged``) the same lines PHONE units wide, the legend above."""
+    wide = _seed_curves(runs, labels, first_shown, seed, phone=False)
+    return arranged(wide, _seed_curves(runs, labels, first_shown, seed, phone=True))
+
+
+def _seed_curves(runs: list[dict], labels: dict[str, str], first_shown: int, seed: int, phone: bool) -> str:
+    if phone:
+        top = phone_top(len(runs) + 2)
+        frame, body, traces = loss_axes(runs, first_shown, height=420 + top, right=30, width=PHONE, top=top)
+    else:
+        frame, body, traces = loss_axes(runs, first_shown, height=420, right=230)
     for r, trace in zip(runs, traces):
         kind, colour = r["kind"], MODELS[r["kind"]]
         body.append(
@@ -61,7 +71,11 @@ def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int
                         stroke_width=3,
                     )
                 )
-                body.append(label(x, y - 13, f"best, step {p['step']:,}", size=13, fill=colour, text_anchor="middle"))
+                best = f"best, step {p['step']:,}"
+                if phone:  # beside its ring, on its left: two rings a step apart keep their labels apart
+                    body.append(label(x - 12, y + 6, best, size=13, fill=colour, text_anchor="end"))
+                else:
+                    body.append(label(x, y - 13, best, size=13, fill=colour, text_anchor="middle"))
 
     def marks(x, y):
         return [
@@ -71,7 +85,7 @@ def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int
             element("text", "last step", x=x + 34, y=y + 38),
         ]
 
-    body.append(legend(frame, [r["kind"] for r in runs], labels, marks))
+    body.append(legend(frame, [r["kind"] for r in runs], labels, marks, at=(frame.left, 20) if phone else None))
     desc = (
         f"Validation loss against optimizer step for the seed-{seed} run of each model. "
         + "; ".join(
@@ -82,7 +96,7 @@ def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int
         + "."
     )
     heading = f"Validation loss of the seed-{seed} runs: best step versus last step"
-    return chart(f"chart-seed-{seed}", frame.width, frame.height, heading, desc, body)
+    return chart(f"chart-seed-{seed}" + ("-phone" if phone else ""), frame.width, frame.height, heading, desc, body)
 
 
 def similarity_by_gap(by_gap: list[float], far: int, min_pairs: int) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from common.palette import FILLS, GRID, LINE, MUTED
 
-from ..kit.draw import Figure
+from ..kit.draw import Figure, arranged, chain_down
 from ..kit.heads import attention_arrows, head_split
 from ..kit.numbers import shape_text
 from ..kit.registry import table
@@ -54,14 +54,11 @@ def pipeline(audit: dict, batch_size: int, steps: int, T: int) -> str:
         f.box(x, y, w, h, [name] + lines, size=16)
         if i:
             f.arrow(x - gap + 2, y + h / 2, x - 3, y + h / 2)
-    f.text(
-        500,
-        184,
-        "Every story goes to one split before any window is cut; a window never crosses two stories.",
-        size=14,
-        fill=MUTED,
-    )
-    return f.render()
+    note = "Every story goes to one split before any window is cut; a window never crosses two stories."
+    f.text(500, 184, note, size=14, fill=MUTED)
+    steps = [[([name] + lines, FILLS["muted"])] for name, lines in stages]
+    phone = chain_down(f.ident, f.title, f.desc, steps, [(note, MUTED)])
+    return arranged(f.render(), phone)
 
 
 # ---------------------------------------------------------------- model data flow
@@ -118,15 +115,17 @@ def model_flow(shapes: dict, d: int, heads: int, head_width: int, hidden: int, C
     f.text(34, 274, "learned parameters", size=13, anchor="start", fill=MUTED)
     f.add("rect", x=190, y=262, width=18, height=14, fill=FIXED, stroke=LINE)
     f.text(214, 274, "reshape or fixed rule", size=13, anchor="start", fill=MUTED)
-    f.text(
-        W - 10,
-        274,
-        f"B = {B}, w = {T}, width {d}, {heads} heads of width {head_width}, C = {C:,}",
-        size=13,
-        anchor="end",
-        fill=MUTED,
+    sizes = f"B = {B}, w = {T}, width {d}, {heads} heads of width {head_width}, C = {C:,}"
+    f.text(W - 10, 274, sizes, size=13, anchor="end", fill=MUTED)
+    phone = chain_down(
+        f.ident,
+        f.title,
+        desc,
+        [[([a, b], fill)] for a, b, fill in top + bottom],
+        [("residual: E is added back in “E + messages · W_O”", MUTED), (sizes, MUTED)],
+        key=[(LEARNED, "learned parameters"), (FIXED, "reshape or fixed rule")],
     )
-    return f.render()
+    return arranged(f.render(), phone)
 
 
 @table("part3_figures", needs=["sources", "part3_settings", "part3_fisherman", "part3_batch"])

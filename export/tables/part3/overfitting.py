@@ -9,7 +9,7 @@ from models.nets import KINDS, LABELS
 from models.train import CHECKPOINT_SEED
 
 from ..kit.charts import Frame, label, nice_ticks
-from ..kit.draw import chart, element, group, title
+from ..kit.draw import PHONE, arranged, chart, element, group, title, wrap_words
 from ..kit.registry import table
 from ..kit.sources import Sources, unavailable
 
@@ -71,9 +71,28 @@ def overfitting_chart(runs: list[dict], traces: list[list[dict]]) -> str:
         f"last step training {t[-1]['train_loss']:.3f} and validation {t[-1]['val_loss']:.3f}"
         for r, t in zip(runs, traces)
     )
-    return chart(
-        "chart-overfitting", width, 372, "Training loss falls; validation loss turns", desc + ".", [*panels, key]
-    )
+    heading = "Training loss falls; validation loss turns"
+    wide = chart("chart-overfitting", width, 372, heading, desc + ".", [*panels, key])
+    # a phone's: one model a row, each panel PHONE units wide, the key beneath, its words wrapped
+    tall = 340
+    rows = []
+    for i, (run, trace) in enumerate(zip(runs, traces)):
+        frame = Frame(nice_ticks(0, max(steps), 3), yticks, width=PHONE, height=tall, left=58, right=24, top=34)
+        body = frame.axes("optimizer step", "loss (nats per token)") + panel(frame, run, trace)
+        rows.append(group(body, cls="panel", transform=f"translate(0 {i * tall})"))
+    y = n * tall + 20
+    parts = [
+        element("line", x1=20, x2=50, y1=y, y2=y, stroke=INK_SOFT, stroke_width=2.5),
+        label(58, y + 5, "validation loss", size=14),
+    ]
+    train = wrap_words("training loss (mean of the batches since the previous evaluation)", PHONE - 70)
+    y += 26
+    parts.append(element("line", x1=20, x2=50, y1=y, y2=y, stroke=INK_SOFT, stroke_width=2.5, stroke_dasharray="6 4"))
+    for k, line in enumerate(train):
+        parts.append(label(58, y + 5 + 22 * k, line, size=14))
+    key_phone = group(parts, cls="key")
+    phone = chart("chart-overfitting-phone", PHONE, y + 22 * len(train) + 6, heading, desc + ".", [*rows, key_phone])
+    return arranged(wide, phone)
 
 
 def overfitting(results: dict | None, seed: int = CHECKPOINT_SEED) -> dict:

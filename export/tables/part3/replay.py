@@ -16,10 +16,11 @@ from common.palette import MUTED
 from models.nets import KINDS, LABELS
 from models.tokenizer import BOS_ID
 
-from ..kit.cells import cells, legend
-from ..kit.draw import MIN_TEXT, Drawing, text_width
+from ..kit.cells import MEANINGS, cells, legend
+from ..kit.draw import MIN_TEXT, PHONE, Drawing, arranged, text_width
 from ..kit.heads import head_colour
 from ..kit.registry import table
+from ..kit.scales import scale
 from ..kit.sources import Sources, file_absent
 
 PROBE = "river"  # models/probes.py: "The children sat on the river bank and watched the"
@@ -42,10 +43,21 @@ def weight_figure(
     """Panels of cells, two to a line: a row per step (the final query's
     weights over the sentence's tokens), the tokens above, one panel per
     head. Without ``numbers`` the cells are narrower and carry only their
-    colour (the values are in the description)."""
+    colour (the values are in the description); such a figure is drawn a
+    second time for a phone (kit/draw.py ``arranged``): one head per row,
+    its cells as narrow as PHONE units need."""
+    wide = _weight_figure(ident, heading, words, panels, numbers)
+    if numbers:
+        return wide.render()
+    return arranged(wide.render(), _weight_figure(f"{ident}-phone", heading, words, panels, numbers, phone=True))
+
+
+def _weight_figure(ident, heading, words, panels, numbers, phone=False) -> Drawing:
     cell_w, cell_h = (50, 34) if numbers else (36, 30)
     label_w = max(text_width(lab, MIN_TEXT) for _, labels, _ in panels for lab in [*labels, "step"]) + 40
-    columns = 1 if len(panels) == 1 else 2
+    columns = 1 if len(panels) == 1 or phone else 2
+    if phone:
+        cell_w = min(cell_w, max(22.0, (PHONE - label_w - 24) // len(words)))
     panel_w = label_w + cell_w * len(words) + 24
     n_rows = max(len(rows) for _, _, rows in panels)
     top = 30 + max(text_width(w, MIN_TEXT) for w in words) * 0.65 + 16  # the name, then the slanted tokens
@@ -79,8 +91,9 @@ def weight_figure(
             col_labels=words,
             rotate_cols=True,
         )
-    legend(d, label_w, height - 38, "weight")
-    return d.render()
+    named = text_width(MEANINGS[scale("weight").meaning].name, MIN_TEXT) * 1.2  # the name right of the legend
+    legend(d, label_w, height - 38, "weight", width=min(240, PHONE - label_w - 24 - named) if phone else 240)
+    return d
 
 
 def replay(trace: dict, vocab) -> dict:

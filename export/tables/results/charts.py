@@ -8,8 +8,8 @@ from __future__ import annotations
 from common.palette import INK, INK_SOFT, MODELS, MUTED, PAPER
 from models.nets import KINDS, LABELS
 
-from ..kit.charts import DASHES, Frame, label, legend, loss_axes, nice_ticks, points
-from ..kit.draw import FIGURE_FONT, chart, element, group, title
+from ..kit.charts import DASHES, Frame, label, legend, loss_axes, nice_ticks, phone_top, points
+from ..kit.draw import FIGURE_FONT, PHONE, arranged, chart, element, group, title, wrap_words
 from ..kit.registry import table
 from ..kit.sources import Sources, file_absent
 from .measured import NOT_YET, finished
@@ -74,9 +74,20 @@ def charts(results: dict, summary_table: dict) -> dict:
 
 def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int) -> str:
     """One polyline per run (colour = model, dash = seed), from the trace point
-    at step ``first_shown`` on; a ring marks each run's selected step."""
+    at step ``first_shown`` on; a ring marks each run's selected step. For a
+    phone (kit/draw.py ``arranged``) the same lines PHONE units wide, the legend above."""
+    wide = _validation_curves(runs, labels, first_shown, phone=False)
+    return arranged(wide, _validation_curves(runs, labels, first_shown, phone=True))
+
+
+def _validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int, phone: bool) -> str:
     seeds = sorted({r["seed"] for r in runs})
-    frame, body, traces = loss_axes(runs, first_shown, height=480, right=220)
+    kinds = [k for k in MODELS if any(r["kind"] == k for r in runs)]
+    if phone:
+        top = phone_top(len(kinds) + len(seeds) + 1)
+        frame, body, traces = loss_axes(runs, first_shown, height=480 + top, right=30, width=PHONE, top=top)
+    else:
+        frame, body, traces = loss_axes(runs, first_shown, height=480, right=220)
     for r, trace in zip(runs, traces):
         kind, colour = r["kind"], MODELS[r["kind"]]
         name = f"{labels[kind]}, seed {r['seed']}"
@@ -124,7 +135,7 @@ def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int
         out.append(element("text", "selected step", x=x + 34, y=y + 10))
         return out
 
-    body.append(legend(frame, [k for k in MODELS if any(r["kind"] == k for r in runs)], labels, seed_marks))
+    body.append(legend(frame, kinds, labels, seed_marks, at=(frame.left, 20) if phone else None))
     desc = (
         "Validation loss against optimizer step for each of the runs. "
         + "; ".join(
@@ -134,7 +145,8 @@ def validation_curves(runs: list[dict], labels: dict[str, str], first_shown: int
         )
         + "."
     )
-    return chart("chart-val-curves", frame.width, frame.height, "Validation loss of every training run", desc, body)
+    ident = "chart-val-curves" + ("-phone" if phone else "")
+    return chart(ident, frame.width, frame.height, "Validation loss of every training run", desc, body)
 
 
 def _panel_ticks(values: list[float], pad: float = 0.08) -> list[float]:
@@ -208,27 +220,7 @@ def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", 
     if len(zoomed) >= 2 and len(zoomed) < len(summary):
         panels.append(("attention models, zoomed in", zoomed, 594, 980))
     width, height = 1000, 430
-    body: list[str] = []
-    for name, items, x0, x1 in panels:
-        frame = Frame(
-            [0, 1],
-            _panel_ticks(extent(items)),
-            width=x1 - x0 + 64 + 10,
-            height=height,
-            left=64,
-            right=10,
-            top=44,
-            bottom=66,
-        )
-        centres = [(i + 0.5) / len(items) for i in range(len(items))]
-        ticks = [(c, SHORT.get(s["kind"], s["label"])) for c, s in zip(centres, items)]
-        panel = frame.axes("", "test perplexity (lower is better)", xtick_labels=ticks)
-        panel.append(_bold((frame.left + frame.width - frame.right) / 2, 24, name, 15))
-        for c, s in zip(centres, items):
-            panel += _model_marks(frame, frame.x(c), s, runs)
-        body.append(group(panel, cls="panel", data_panel=name, transform=f"translate({x0 - 64} 0)"))
     note = "Neither axis starts at 0. Diamond: mean over seeds; whisker: ±1 sample SD; dots: single runs."
-    body.append(label(width / 2, height - 8, note, size=13, fill=MUTED, text_anchor="middle"))
     desc = (
         "Mean test perplexity per model (diamond) with a ±1 sample-standard-deviation whisker over the "
         "seeds and one dot per run; the axes do not start at zero. "
@@ -240,4 +232,41 @@ def perplexity_dots(summary: list[dict], runs: list[dict], zoom_kinds=("attn1", 
         )
         + "."
     )
-    return chart("chart-test-ppl", width, height, "Test perplexity by model, mean ± 1 SD over seeds", desc, body)
+    heading = "Test perplexity by model, mean ± 1 SD over seeds"
+    # a phone's: the panels one under the other, each PHONE units wide, the note wrapped beneath
+    lines = wrap_words(note)
+    tall = height - 20
+    phone: list[str] = []
+    for k, (name, items, _, _) in enumerate(panels):
+        phone.append(_ppl_panel(name, items, runs, extent, PHONE, tall, f"translate(0 {k * tall})"))
+    for k, line in enumerate(lines):
+        y = len(panels) * tall + 16 + k * 22
+        phone.append(label(PHONE / 2, y, line, size=13, fill=MUTED, text_anchor="middle"))
+    phone_h = len(panels) * tall + 16 + 22 * len(lines)
+    phone_svg = chart("chart-test-ppl-phone", PHONE, phone_h, heading, desc, phone)
+    body: list[str] = []
+    for name, items, x0, x1 in panels:
+        body.append(_ppl_panel(name, items, runs, extent, x1 - x0 + 64 + 10, height, f"translate({x0 - 64} 0)"))
+    body.append(label(width / 2, height - 8, note, size=13, fill=MUTED, text_anchor="middle"))
+    return arranged(chart("chart-test-ppl", width, height, heading, desc, body), phone_svg)
+
+
+def _ppl_panel(name, items, runs, extent, width, height, transform) -> str:
+    """One panel of ``perplexity_dots``: its models' marks on their own axis."""
+    frame = Frame(
+        [0, 1],
+        _panel_ticks(extent(items)),
+        width=width,
+        height=height,
+        left=64,
+        right=10,
+        top=44,
+        bottom=66,
+    )
+    centres = [(i + 0.5) / len(items) for i in range(len(items))]
+    ticks = [(c, SHORT.get(s["kind"], s["label"])) for c, s in zip(centres, items)]
+    panel = frame.axes("", "test perplexity (lower is better)", xtick_labels=ticks)
+    panel.append(_bold((frame.left + frame.width - frame.right) / 2, 24, name, 15))
+    for c, s in zip(centres, items):
+        panel += _model_marks(frame, frame.x(c), s, runs)
+    return group(panel, cls="panel", data_panel=name, transform=transform)
