@@ -20,6 +20,25 @@ def head_colour(h: int) -> str:
     return HEADS[h]
 
 
+def _head_slice(f: Figure, k: int, x: float, y: float, width: float) -> None:
+    """Head k's slice of the projections: a box in the head's colour, centred on y."""
+    colour = head_colour(k)
+    f.add(
+        "rect",
+        cls="head-slice",
+        data_head=k + 1,
+        x=x,
+        y=y - 16,
+        width=width,
+        height=32,
+        rx=6,
+        fill=colour,
+        fill_opacity=0.15,
+        stroke=colour,
+        stroke_width=1.5,
+    )
+
+
 def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, heading: str) -> str:
     """One packed projection of width D split into n_heads groups of
     head_width, each head attending on its own, the messages joined back to
@@ -44,20 +63,7 @@ def head_split(ident: str, T: int, D: int, n_heads: int, head_width: int, headin
         y = 40 + k * lane + lane / 2
         colour = head_colour(k)
         f.path(f"M300,{mid} C316,{mid} 316,{y} {x_split - 3},{y}", colour=colour, width=2)
-        f.add(
-            "rect",
-            cls="head-slice",
-            data_head=k + 1,
-            x=x_split,
-            y=y - 16,
-            width=140,
-            height=32,
-            rx=6,
-            fill=colour,
-            fill_opacity=0.15,
-            stroke=colour,
-            stroke_width=1.5,
-        )
+        _head_slice(f, k, x_split, y, 140)
         f.text(x_split + 70, y + 6, f"head {k + 1}: {shape_text([T, head_width])}")
         f.arrow(x_split + 140, y, x_att - 3, y, colour=colour)
         f.add("rect", x=x_att, y=y - 16, width=200, height=32, rx=6, fill=PAPER, stroke=colour, stroke_width=1.5)
@@ -92,20 +98,7 @@ def _head_split_down(ident: str, T: int, D: int, n_heads: int, head_width: int, 
     for k in range(n_heads):
         y = top + k * lane + 24
         colour = head_colour(k)
-        f.add(
-            "rect",
-            cls="head-slice",
-            data_head=k + 1,
-            x=10,
-            y=y - 16,
-            width=170,
-            height=32,
-            rx=6,
-            fill=colour,
-            fill_opacity=0.15,
-            stroke=colour,
-            stroke_width=1.5,
-        )
+        _head_slice(f, k, 10, y, 170)
         f.text(95, y + 6, f"head {k + 1}: {shape_text([T, head_width])}")
         f.arrow(180, y, 200, y, colour=colour)
         f.add("rect", x=203, y=y - 24, width=187, height=50, rx=6, fill=PAPER, stroke=colour, stroke_width=1.5)

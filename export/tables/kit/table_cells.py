@@ -213,37 +213,28 @@ def _table_figure(
         )
         label_w = label_w * 1.2 + 24
         top_y = 30 + max(text_width(n, MIN_TEXT) for n in names) * 0.7
+
+    def block(drawing: Drawing, x: float):
+        return table_block(
+            drawing,
+            x,
+            top_y,
+            table,
+            groups,
+            labels,
+            transpose,
+            col_names,
+            cell_h,
+            scale_names=scale_names,
+            stacked=stacked,
+        )
+
     # a dry run on a scratch drawing measures the block
-    scratch = Drawing(SLIDE, 10, ident, title, "-")
-    box = table_block(
-        scratch,
-        label_w,
-        top_y,
-        table,
-        groups,
-        labels,
-        transpose,
-        col_names,
-        cell_h,
-        scale_names=scale_names,
-        stacked=stacked,
-    )
+    box = block(Drawing(SLIDE, 10, ident, title, "-"), label_w)
     margin = 8 if stacked else 110
     w = max(width or 0, box.x + box.w + margin)
     shift = max(0.0, (w - (box.x + box.w + margin)) / 2)
     h = box.y + box.h + 12
     d = Drawing(w, h, ident, title, desc or describe(table, groups, labels))
-    table_block(
-        d,
-        label_w + shift,
-        top_y,
-        table,
-        groups,
-        labels,
-        transpose,
-        col_names,
-        cell_h,
-        scale_names=scale_names,
-        stacked=stacked,
-    )
+    block(d, label_w + shift)
     return d
