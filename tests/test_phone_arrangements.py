@@ -7,6 +7,7 @@ with the class that site.css shows on a projector or on a phone."""
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 
@@ -173,3 +174,33 @@ def test_every_phone_arrangement_in_the_tables_fits_a_phone_and_matches_its_wide
     for path in sorted(TABLES_DIR.glob("*.json")):
         walk(json.loads(path.read_text(encoding="utf-8")))
     assert found >= 40, found
+
+
+def _tick_rows(svg: str):
+    """The x-axis tick labels of every axis of a figure: rows of (centre, text, size)
+    of middle-anchored labels on one baseline."""
+    for ticks in ET.fromstring(svg).iter(SVG + "g"):
+        if "ticks" not in (ticks.get("class") or "").split():
+            continue
+        size = float(ticks.get("font-size") or 18)
+        rows: dict[str, list] = {}
+        for t in ticks.iter(SVG + "text"):
+            if t.get("text-anchor") == "middle":
+                rows.setdefault(t.get("y"), []).append((float(t.get("x")), "".join(t.itertext()), size))
+        yield from (sorted(r) for r in rows.values() if len(r) > 1)
+
+
+def test_no_axis_of_a_built_figure_sets_its_tick_labels_into_each_other():
+    """Part III's test-perplexity chart on a phone set "fixed-window MLP" against "one head".
+    Widths are text_width's estimate at 0.52 em a character, which the rendered labels reached."""
+    checked, crowded = 0, []
+    for path in sorted(TABLES_DIR.glob("*.json")):
+        for key, value in json.loads(path.read_text(encoding="utf-8")).items():
+            if not (isinstance(value, str) and value.startswith("<svg")):
+                continue
+            for row in _tick_rows(value):
+                checked += 1
+                for (x0, a, s), (x1, b, _) in zip(row, row[1:]):
+                    if x1 - x0 < (len(a) + len(b)) / 2 * s * 0.52 + 4:
+                        crowded.append(f"{path.stem}.{key}: {a!r} | {b!r}")
+    assert checked > 10 and not crowded, crowded
