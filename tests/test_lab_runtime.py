@@ -16,7 +16,7 @@ from common.config import CONFIG
 from common.settings import SITE_ONNX
 from site_builder.serve import start_server
 from support.lab import open_lab, reset_lab
-from support.pages import OFFLINE_UPDATE_CHECK, PageWatch, Recorded, build_of, linked_site, wait_kept
+from support.pages import PageWatch, Recorded, assert_only_update_check, build_of, linked_site, wait_kept
 
 KINDS = ["mlp", "attn1", "attn4"]
 FIRST_VISIT_GOAL = 35_000_000  # bytes over the wire before the first token, WASM
@@ -79,8 +79,7 @@ def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_off
     for k in KINDS:
         assert offline["models"][k]["ids"] == online["models"][k]["ids"] and offline["models"][k]["error"] is None
     # nothing came over the network but, at most, the browser's own update check of the worker's script
-    assert set(server.served[served:]) <= OFFLINE_UPDATE_CHECK, server.served[served:]
-    assert server.bytes_sent - before <= (site_dir / "sw.js").stat().st_size
+    assert_only_update_check(server, before, served, site_dir)
     context.set_offline(False)
     assert not watch.outside
     context.close()

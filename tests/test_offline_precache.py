@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from site_builder.serve import start_server
-from support.pages import OFFLINE_UPDATE_CHECK, PageWatch, Recorded, build_of, wait_for_precache, wait_kept
+from support.pages import PageWatch, Recorded, assert_only_update_check, build_of, wait_for_precache, wait_kept
 
 PRECACHE_BUDGET = 3_000_000  # bytes a first visit to the index may move, precache included (gzipped)
 
@@ -53,8 +53,7 @@ def test_a_first_visit_keeps_every_page_and_an_unvisited_deck_opens_offline(brow
             assert page.locator("main, article, body").first.inner_text().strip()
         # all of it from the worker's cache: nothing came over the network but, at most, the browser's
         # own update check of the worker's script (CI once saw its 4,824 gzipped bytes here)
-        assert set(server.served[served:]) <= OFFLINE_UPDATE_CHECK, server.served[served:]
-        assert server.bytes_sent - before <= (site_dir / "sw.js").stat().st_size
+        assert_only_update_check(server, before, served, site_dir)
         assert not page.watch.outside
     finally:
         context.set_offline(False)

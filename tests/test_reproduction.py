@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from common.layout import MODELS, ModelsFolder
+from common.settings import ROOT
 from export.tables.results.reproduction import pinned, reproduction
 from models import ensure
 from models.nets import KINDS, LABELS
@@ -256,7 +257,7 @@ def test_the_train_slide_scopes_bit_for_bit_to_the_cpus_the_runs_were_trained_on
 def test_the_readme_states_what_the_training_records_say(record, results):
     """README "Reproducing the training": every run pinned, each model's seed-11 rerun
     identical, the minutes it quotes and the recorded total are the records' own."""
-    readme = " ".join((MODELS.root.parent / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     runs = results["runs"]
     assert "every one of the nine runs" in readme and len(runs) == 9 and all(pinned(r) for r in runs)
     reruns = {r["kind"]: r for r in record["reruns"] if r["weights_sha256"] == committed_sha(r["kind"])}

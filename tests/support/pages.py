@@ -24,10 +24,13 @@ class Recorded(Handler):
         return super().send_head()
 
 
-# what may still come over the network with the browser context offline: the browser's own
-# update check of the service worker's script, which Playwright's offline emulation does not
-# cover (offline for real, it fails harmlessly)
-OFFLINE_UPDATE_CHECK = {"/sw.js"}
+def assert_only_update_check(server, before: int, served: int, site: Path) -> None:
+    """Since a Recorded server stood at ``before`` bytes and ``served`` requests,
+    nothing came over the network but, at most, the browser's own update check of
+    the service worker's script, which Playwright's offline emulation does not
+    cover (offline for real, it fails harmlessly)."""
+    assert set(server.served[served:]) <= {"/sw.js"}, server.served[served:]
+    assert server.bytes_sent - before <= (site / "sw.js").stat().st_size
 
 
 class PageWatch:
