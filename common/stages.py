@@ -92,7 +92,16 @@ STAGES: tuple[Stage, ...] = (
         "notebooks",
         "site_builder.notebooks",
         inputs=DATA + MODEL_FILES[:3] + ("notebooks/*.py", "build/tables/*.json", "build/export/*.json"),
-        code=("site_builder/notebooks.py", "notebooks/*.py"),
+        # what each notebook's own fingerprint reads (site_builder/notebooks.py CODE): a change
+        # there makes its notebooks stale, so it must rerun the stage that executes them
+        code=(
+            "site_builder/notebooks.py",
+            "notebooks/*.py",
+            "site_builder/notebook_check.py",
+            "models/*.py",
+            "common/*.py",
+            "export/decoding.py",
+        ),
         outputs=("build/notebooks",),
         tools=("nbclient", "nbformat", "ipykernel", "jupytext", "torch", "numpy"),
         force_args=("--force",),

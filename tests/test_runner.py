@@ -275,6 +275,19 @@ def test_the_stage_table_names_what_each_stage_reads_and_runs():
     assert stage("notebooks").force_args == ("--force",)
 
 
+def test_what_makes_a_notebook_stale_reruns_the_notebooks_stage():
+    """Each notebook's fingerprint (site_builder/notebooks.py CODE) reads no file the
+    stage's own fingerprint skips: otherwise an edit there (models/trace_check.py, say)
+    left the stage skipped and every notebook stale, to be executed by a later,
+    unrelated rerun of the stage."""
+    from site_builder.notebooks import CODE
+
+    notebooks = stage("notebooks")
+    staged = set(expand(notebooks.inputs, ROOT)) | set(code_files(notebooks.code, ROOT))
+    read = set(expand(list(CODE), ROOT))
+    assert read and read <= staged, sorted(read - staged)
+
+
 def test_the_command_line_names_each_stage(capsys):
     assert runner.main(["--list"]) == 0
     out = capsys.readouterr().out
