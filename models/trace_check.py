@@ -13,13 +13,14 @@ points of the first CLOSE_STEPS updates pass when they agree within CLOSE,
 and the output says they are not bit for bit and which steps it compared.
 `make test` runs it (tests/test_trace.py, tests/test_trace_replay.py).
 
-    python -m models.trace_check [--kind attn1] [--steps 100]
+    python -m models.trace_check [--kind attn1 [mlp attn4]] [--steps 100]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import sys
 import time
 from pathlib import Path
@@ -106,6 +107,12 @@ def identical_cpus(folder: ModelsFolder, kind: str) -> set[str]:
     }
 
 
+@functools.cache
+def prepared(profile):
+    """The corpus of ``profile``, prepared once for all the kinds one process checks."""
+    return prepare(profile)
+
+
 def check(folder: ModelsFolder, kind: str, steps: int) -> tuple[int, str]:
     """Retrain ``kind`` seed 11 for ``steps`` updates; (number of points compared, difference or "")."""
     from .train import train_run, validation_slice
@@ -113,7 +120,7 @@ def check(folder: ModelsFolder, kind: str, steps: int) -> tuple[int, str]:
     vocab = load_vocab(folder)
     trace = load_trace(folder, CheckpointError, {}, vocab)
     profile = PROFILES[trace["profile"]]
-    corpus = prepare(profile)
+    corpus = prepared(profile)
     if corpus.vocab.itos != vocab.itos:
         raise CheckpointError(f"{folder.vocab} is not the vocabulary the data gives; retrain with `make train`")
     committed = [p for p in trace["runs"][kind]["points"] if p["step"] <= steps]
@@ -146,20 +153,30 @@ def main(argv=None) -> int:
         prog="python -m models.trace_check", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--models", type=Path, default=MODELS_DIR, help="models folder (default %(default)s)")
-    ap.add_argument("--kind", default=DEFAULT_KIND, choices=KINDS)
+    ap.add_argument(
+        "--kind", nargs="+", default=[DEFAULT_KIND], choices=KINDS, help="one or more kinds, checked in turn"
+    )
     ap.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="updates to retrain (default %(default)s)")
     args = ap.parse_args(argv)
     numerics.pin()  # before torch runs anything
     if not numerics.is_pinned():
         print(f"warning: this machine cannot run the pinned code paths ({numerics.describe()})", file=sys.stderr)
+    failed = 0
+    for kind in args.kind:
+        failed |= check_kind(ModelsFolder(args.models), kind, args.steps)
+    return failed
+
+
+def check_kind(folder: ModelsFolder, kind: str, steps: int) -> int:
+    """Check one kind and print what was found; 0 when it agrees, 1 when not."""
     start = time.perf_counter()
     try:
-        n, difference = check(ModelsFolder(args.models), args.kind, args.steps)
+        n, difference = check(folder, kind, steps)
     except CheckpointError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     seconds = time.perf_counter() - start
-    where = f"{args.kind} seed {CHECKPOINT_SEED}, steps 0-{args.steps}"
+    where = f"{kind} seed {CHECKPOINT_SEED}, steps 0-{steps}"
     if difference.startswith("close: "):
         print(
             f"trace check: {where}: {n} points agree with the committed trace within {CLOSE:.0e}, not bit for bit "
