@@ -74,21 +74,33 @@ def playwright_instance():
 
 @pytest.fixture(scope="session")
 def browser(playwright_instance):
-    """Chromium with WebGPU on SwiftShader enabled (WASM works in it too)."""
+    """Chromium without SwiftShader (common/chromium.py "wasm"): the decks, reading
+    views and pages, and labs that choose their runtime themselves. SwiftShader's
+    GPU process rasterises every frame of a page on the CPU (a deck walk cost
+    about 20 s of its CPU, 2.6 s without it), which the other tests' work waits for."""
+    b = launch(playwright_instance, "wasm")
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def gpu_browser(playwright_instance):
+    """Chromium with WebGPU on SwiftShader enabled (WASM works in it too): the shared
+    lab and the lab tests that run WebGPU (they take it as ``browser``)."""
     b = launch(playwright_instance, "webgpu")
     yield b
     b.close()
 
 
 @pytest.fixture(scope="session")
-def shared_lab(browser, site_url):
+def shared_lab(gpu_browser, site_url):
     """One WASM lab for the whole session, loaded once; tests take it through a
     fixture that calls support.lab.reset_lab (controls back to their start-up
     values, no job running, a clean status). Tests that need a broken,
     offline, first-visit, phone or throttled lab open their own."""
     from support.lab import SNAPSHOT, open_lab
 
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context = gpu_browser.new_context(viewport={"width": 1280, "height": 720})
     pg = context.new_page()
     pg.watch = PageWatch(pg, site_url)
     status = open_lab(pg, site_url, "?backend=wasm")
@@ -163,9 +175,26 @@ def deck_walk(browser, site_url):
     return get
 
 
+@pytest.fixture(scope="session")
+def exercise_walk(browser, site_url):
+    """``exercise_walk(slug, (width, height))``: every exercise box of a deck opened
+    in turn at that size, measured and checked by axe (support/exercise_walk.py),
+    made the first time a test asks for it."""
+    from support.exercise_walk import walk_exercises
+
+    walks = {}
+
+    def get(slug: str, size: tuple[int, int]):
+        if (slug, size) not in walks:
+            walks[slug, size] = walk_exercises(browser, site_url, slug, size)
+        return walks[slug, size]
+
+    return get
+
+
 # ---------------------------------------------------------------- tiers
 
-BROWSER_FIXTURES = {"browser", "page", "playwright_instance"}
+BROWSER_FIXTURES = {"browser", "gpu_browser", "page", "playwright_instance"}
 # module -> the tests (all of the module: None) of a tier besides browser, by what
 # they do; the seconds are one run's on 2 busy cores (`make test` prints the slowest)
 TIERS = {
@@ -178,6 +207,7 @@ TIERS = {
             "test_recording_leaves_the_run_unchanged",  # two short runs, 58 s
         },
         "test_protocol.py": {"test_best_validation_state_is_restored_scored_and_saved"},  # a protocol run, 25 s
+        "test_trace_replay.py": None,  # ten updates of mlp and of attn4, in one process
     },
     "build": {
         "test_export.py": {"test_export_skips_when_unchanged_and_keeps_output_on_failure"},  # real exports, 190 s

@@ -27,6 +27,7 @@ import json
 import pytest
 
 from support.decks import open_deck
+from support.exercise_walk import SLIDE_OF
 
 DECKS = ["maps", "part2", "part3", "results"]
 
@@ -81,75 +82,19 @@ def test_no_slide_shows_only_a_closed_exercise_line(page, site_url, deck):
 
 
 SIZES = [(1280, 720), (390, 844)]
-SLIDE_OF = "(b) => [...document.querySelectorAll('.slides > section')].indexOf(b.closest('.slides > section'))"
-CLOSE_ALL = "document.querySelectorAll('.exercise-box[open]:not(.exercise-alone)').forEach((d) => (d.open = false))"
-
-# the exercise box `k` of the page, opened: its rectangle against every figure and
-# every text block of its slide outside the box, each as it is painted (clipped to
-# the boxes that scroll or clip it, up to the slide)
-OPENED = """(k) => {
-  const box = document.querySelectorAll('.exercise-box')[k], s = box.closest('.slides > section');
-  const r = (e) => { const q = e.getBoundingClientRect(); return { l: q.left, t: q.top, r: q.right, b: q.bottom }; };
-  const painted = (e) => {
-    let v = r(e);
-    for (let a = e.parentElement; a && a !== s.parentElement; a = a.parentElement) {
-      const cs = getComputedStyle(a);
-      if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
-        const c = r(a);
-        v = { l: Math.max(v.l, c.l), t: Math.max(v.t, c.t), r: Math.min(v.r, c.r), b: Math.min(v.b, c.b) };
-      }
-    }
-    return v;
-  };
-  const meets = (a, b) => Math.min(a.r, b.r) - Math.max(a.l, b.l) > 1 && Math.min(a.b, b.b) - Math.max(a.t, b.t) > 1;
-  // (a closed <details> keeps the last layout of what it folds: checkVisibility says it is not drawn)
-  const shown = (e) => { const q = e.getBoundingClientRect(); return q.width > 1 && q.height > 1
-                         && e.checkVisibility({ visibilityProperty: true, opacityProperty: true }); };
-  const outside = (sel) => [...s.querySelectorAll(sel)].filter((e) => !box.contains(e) && !e.closest('.katex')
-    && !(e.parentElement && e.parentElement.closest('svg')) && !e.closest('.slide-head, .slide-foot') && shown(e));
-  const b = r(box), name = (e) => e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined
-    ? '.' + e.className.split(' ')[0] : '');
-  const figures = outside('svg, img, table, canvas'), texts = outside('p, li, h3, .katex-display');
-  const foot = s.querySelector('.slide-foot'), slide = r(s);
-  return {
-    id: box.querySelector('[data-exercise]').dataset.exercise, open: box.open,
-    title: (s.querySelector('h1, h2') || {}).textContent || '', position: getComputedStyle(box).position,
-    box: b, slide, foot: foot ? r(foot) : null, alone: box.classList.contains('exercise-alone'),
-    covered: figures.filter((e) => meets(b, painted(e))).map(name),
-    hidden: texts.filter((e) => meets(b, painted(e))).map(name),
-    figures: figures.map((e) => ({ name: name(e), raw: r(e), painted: painted(e) })),
-    ask: (({ ask }) => shown(ask) && painted(ask).b > r(ask).t)({ ask: box.querySelector('.ex-ask') }),
-  };
-}"""
-
-# the slide body's children, as a list of tag.class (the slide's layout, to compare)
-BODY = """(k) => [...document.querySelectorAll('.exercise-box')[k].closest('.slide-body').children]
-  .map((c) => c.tagName + '.' + c.className).join(' ')"""
+SIZES = [(1280, 720), (390, 844)]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("deck", DECKS)
-def test_an_opened_exercise_covers_no_figure_and_stays_on_its_slide(page, site_url, deck, size):
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    open_deck(page, site_url, deck)
+def test_an_opened_exercise_covers_no_figure_and_stays_on_its_slide(exercise_walk, deck, size):
+    walk = exercise_walk(deck, size)
     phone = size[0] < 600
-    count = page.evaluate("document.querySelectorAll('.exercise-box').length")
-    assert count >= 5
+    assert len(walk.boxes) >= 5
     problems, beside = [], 0
-    for k in range(count):
-        box = page.locator(".exercise-box").nth(k)
-        slide = box.evaluate(SLIDE_OF)
-        page.evaluate("(i) => Reveal.slide(i)", slide)
-        page.wait_for_function("(i) => Reveal.getIndices().h === i", arg=slide)
-        page.evaluate(CLOSE_ALL)
-        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        before = page.evaluate(BODY, k)
-        if not box.evaluate("(b) => b.open"):
-            box.locator("> summary").click()
-        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-        m = page.evaluate(OPENED, k)
-        where = f"{deck} {slide + 1} {m['title']!r} {m['id']} at {size[0]}px"
-        b, s, foot = m["box"], m["slide"], m["foot"]
+    for m in walk.boxes:
+        where = f"{deck} {m['slide'] + 1} {m['title']!r} {m['id']} at {size[0]}px"
+        b, s, foot = m["box"], m["slide_box"], m["foot"]
         if not m["open"] or not m["ask"]:
             problems.append(f"{where}: the opened exercise does not show its question")
         if m["covered"]:
@@ -169,14 +114,11 @@ def test_an_opened_exercise_covers_no_figure_and_stays_on_its_slide(page, site_u
                 problems.append(f"{where}: {f['name']} is not beside the box (to its left)")
         if m["figures"] and not m["alone"]:
             beside += 1
-        if not m["alone"]:
-            box.locator("> summary").click()
-            page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-            if page.evaluate(BODY, k) != before:
-                problems.append(f"{where}: closing the exercise leaves the slide laid out otherwise")
+        if m["after"] != m["before"]:
+            problems.append(f"{where}: closing the exercise leaves the slide laid out otherwise")
     assert not problems, "\n".join(problems)
     assert beside >= 2, f"{deck}: only {beside} exercises share a slide with a figure"
-    page.watch.assert_clean()
+    walk.assert_clean()
 
 
 # the computed form of a box, its heading line and its first plain button

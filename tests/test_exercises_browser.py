@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from export.exercises import answer
-from support.decks import open_deck
+from support.decks import axe_in_slide, open_deck
 from support.lab import AXE
 from support.pages import PageWatch
 
@@ -214,7 +214,7 @@ def test_every_named_mistake_is_named_in_its_deck(deck_pages, exercise_id):
 
 
 @pytest.mark.parametrize("deck", DECKS)
-def test_exercises_keep_their_seed_and_pass_axe_in_the_deck(page, site_url, deck):
+def test_exercises_keep_their_seed_and_pass_axe_in_the_deck(page, site_url, exercise_walk, deck):
     first = next(i for i in IDS if CATALOG[i]["deck"] == deck)
     open_in_deck(page, site_url, first)
     before = {
@@ -228,33 +228,16 @@ def test_exercises_keep_their_seed_and_pass_axe_in_the_deck(page, site_url, deck
     assert before == after  # the same seed, the same numbers
     open_in_deck(page, site_url, first)
     check(page, page.locator(f"[data-exercise='{first}'] input"), "1e400")
-    page.add_script_tag(path=str(AXE))
-
-    def serious(exercise_id: str) -> list:
-        result = page.evaluate(
-            "(id) => axe.run(document.querySelector(`details.exercise-box:has([data-exercise='${id}'])`),"
-            " {resultTypes: ['violations']})",
-            exercise_id,
-        )
-        return [
-            (v["id"], v["impact"], [(n["target"], n.get("failureSummary", "")[:200]) for n in v["nodes"][:3]])
-            for v in result["violations"]
-            if v["impact"] in ("serious", "critical")
-        ]
-
-    assert not serious(first), ("1280 px, a refused answer shown", serious(first))
-    size = page.viewport_size
-    try:
-        for viewport in (size, {"width": 390, "height": 844}):  # every opened exercise, wide and on a phone
-            page.set_viewport_size(viewport)
-            for exercise_id in before:
-                open_box(page, exercise_id)
-                # reveal lays the slide out again: two frames later it is drawn
-                page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
-                assert not serious(exercise_id), (viewport["width"], exercise_id, serious(exercise_id))
-    finally:
-        page.set_viewport_size(size)
+    refused = axe_in_slide(page, f"details.exercise-box:has([data-exercise='{first}'])")
+    assert not refused, ("1280 px, a refused answer shown", refused)
     page.watch.assert_clean()
+    # every opened exercise, wide and on a phone (the exercise walk opens each in turn)
+    for size in ((1280, 720), (390, 844)):
+        walk = exercise_walk(deck, size)
+        assert sorted(m["id"] for m in walk.boxes) == sorted(before), size
+        for m in walk.boxes:
+            assert not m["axe"], (size[0], m["id"], m["axe"])
+        walk.assert_clean()
 
 
 @pytest.mark.parametrize("deck", DECKS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.phone_figures import DECKS, PHONE_VIEW, walk
+from support.phone_figures import DECKS, PHONE_VIEW
 
 # figure id -> why it still scrolls sideways on a phone (no phone arrangement
 # drawn yet; each is its own drawing, not one of the kit's families)
@@ -63,16 +63,15 @@ ALLOWED: dict[str, str] = {
 
 
 @pytest.fixture(scope="module")
-def phone_walks(browser, site_url):
-    """Every slide of every deck at 390x844: the figures wider than the slide."""
-    context = browser.new_context(**PHONE_VIEW)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    walks = {slug: walk(page, site_url, slug) for slug in DECKS}
-    context.close()
-    assert not errors, errors
-    return walks
+def phone_walks(deck_walk):
+    """Every slide of every deck at 390x844 (the session's phone walk of each deck,
+    support/walks.py): the figures wider than the slide."""
+    walks = {slug: deck_walk(slug, "390x844") for slug in DECKS}
+    for w in walks.values():
+        w.assert_clean()
+    return {
+        slug: [{"n": s["n"], "title": s["heading"], "wide": s["wide"]} for s in w.slides] for slug, w in walks.items()
+    }
 
 
 @pytest.mark.parametrize("slug", DECKS)

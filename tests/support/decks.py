@@ -39,3 +39,35 @@ def assert_deck_text_clean(page) -> None:
     for bad in ("undefined", "NaN", "None"):
         assert bad not in text
     page.watch.assert_clean()
+
+
+# axe-core on one element of a deck with the deck's other slides taken out of the
+# document while it runs (the same nodes put back before it returns): axe flattens
+# the whole document on every run, so on a 57-slide deck a run over one box cost
+# as much as one over every slide. What needs the whole document (ids unique
+# across slides) is checked by the deck walk's whole-page run (support/walks.py).
+# Returns the violations of serious or critical impact: [id, impact, [[target, summary], ...]]
+AXE_IN_SLIDE = """async (selector) => {
+  const element = document.querySelector(selector);
+  if (!element) throw new Error(`axe: nothing matches ${selector}`);
+  const current = element.closest('.slides > section');
+  const others = current ? [...document.querySelectorAll('.slides > section')].filter(s => !s.contains(current)) : [];
+  const marks = others.map(s => { const m = document.createComment('axe'); s.replaceWith(m); return [m, s]; });
+  try {
+    const found = (await axe.run(element, {resultTypes: ['violations']})).violations;
+    return found.filter(v => ['serious', 'critical'].includes(v.impact)).map(v => [v.id, v.impact,
+      v.nodes.slice(0, 3).map(n => [n.target.join(' '), (n.failureSummary || '').slice(0, 200)])]);
+  } finally {
+    for (const [m, s] of marks) m.replaceWith(s);
+  }
+}"""
+
+
+def axe_in_slide(page, selector: str) -> list:
+    """axe-core's serious and critical violations inside ``selector`` (CSS), run on
+    its slide alone (AXE_IN_SLIDE); loads axe-core into the page the first time."""
+    from support.lab import AXE
+
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_IN_SLIDE, selector)

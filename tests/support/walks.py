@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from support.decks import open_deck
 from support.lab import AXE
 from support.pages import PageWatch
+from support.phone_figures import WIDE_FIGURES
 from support.slide_metrics import PHONE, SHOW_SLIDE, SLIDE
 
 SIZES = {
@@ -69,6 +70,8 @@ SETTLED = """async (timeout) => {
   return true;
 }"""
 
+HEADING = "(Reveal.getCurrentSlide().querySelector('h1, h2') || {textContent: ''}).textContent.trim().slice(0, 50)"
+
 SERIOUS = """(violations) => violations.filter(v => ['serious', 'critical'].includes(v.impact))
     .map(v => v.id + ' ' + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(', '))"""
 
@@ -99,11 +102,46 @@ AXE_DOCUMENT = (
 )
 
 
+def _visit(metrics: str, wide: str) -> str:
+    """One slide's whole visit in one call (a round trip a step cost more than the
+    steps): shown with all its fragments, settled, the figures wider than the slide
+    (on a phone, tests/test_phone_figures.py), the metrics, its heading, axe."""
+    return (
+        """async ([i, timeout]) => {
+  ("""
+        + SHOW_SLIDE
+        + """)(i);
+  await ("""
+        + SETTLED
+        + """)(timeout);
+  const wide = ("""
+        + wide
+        + """)();
+  const found = ("""
+        + metrics
+        + """)();
+  found.wide = wide;
+  found.heading = (() => """
+        + HEADING
+        + """)();
+  found.axe = await ("""
+        + AXE_SLIDE
+        + """)();
+  return found;
+}"""
+    )
+
+
+VISIT_WIDE = _visit(SLIDE, "() => null")
+VISIT_PHONE = _visit(PHONE, WIDE_FIGURES)
+
+
 @dataclass
 class DeckWalk:
     slug: str
     size: str
-    slides: list[dict] = field(default_factory=list)  # per slide: the metrics, "axe" (serious/critical), "n"
+    # per slide: the metrics, "axe" (serious/critical), "n", and on a phone "wide" (support/phone_figures.py)
+    slides: list[dict] = field(default_factory=list)
     axe_document: list[str] = field(default_factory=list)  # serious/critical on the whole deck page, first slide
     errors: list[str] = field(default_factory=list)  # console and page errors while the deck was open
     outside: list[str] = field(default_factory=list)  # requests that left the site's origin
@@ -137,13 +175,9 @@ def walk_deck(browser, site_url: str, slug: str, size: str) -> DeckWalk:
         walk.scroll_view = page.evaluate("Reveal.isScrollView ? Reveal.isScrollView() : false")
         page.add_script_tag(path=str(AXE))
         walk.axe_document = page.evaluate(AXE_DOCUMENT)
-        metrics = PHONE if size == "390x844" else SLIDE
+        visit = VISIT_PHONE if size == "390x844" else VISIT_WIDE
         for i in range(page.evaluate("Reveal.getTotalSlides()")):
-            page.evaluate(SHOW_SLIDE, i)
-            page.evaluate(SETTLED, SETTLE_TIMEOUT_MS)
-            found = dict(page.evaluate(metrics), n=i + 1)
-            found["axe"] = page.evaluate(AXE_SLIDE)
-            walk.slides.append(found)
+            walk.slides.append(dict(page.evaluate(visit, [i, SETTLE_TIMEOUT_MS]), n=i + 1))
     finally:
         context.close()
     return walk
