@@ -67,7 +67,9 @@ def text(widget, key):
     return widget.locator(f'[data-key="{key}"]').inner_text().strip()
 
 
-def test_deck_loads_clean_and_keyboard_reaches_the_last_slide(page, site_url):
+def test_deck_loads_clean_with_every_widget_mounted(page, site_url):
+    """The keyboard's way through the deck to its last slide is
+    tests/test_site_pages.py's, for every deck."""
     open_deck(page, site_url)
     assert page.locator(".widget-error").count() == 0
     # the exercises (m.exercise) and predictions (m.predict) are widgets too; tests/test_exercises_browser.py
@@ -76,17 +78,7 @@ def test_deck_loads_clean_and_keyboard_reaches_the_last_slide(page, site_url):
         "els => els.map(e => e.dataset.widget)"
     )
     assert sorted(mounted) == sorted(WIDGETS)
-    total = page.evaluate("Reveal.getTotalSlides()")
-    assert total > 30
-    page.locator("body").click(position={"x": 5, "y": 400})  # focus the page, not a widget
-    page.evaluate("Reveal.slide(0)")
-    steps = page.evaluate("document.querySelectorAll('.slides .fragment').length")  # each is one key press
-    for _ in range(total - 1 + steps):
-        page.keyboard.press("ArrowRight")
-    assert page.evaluate("Reveal.isLastSlide()")
-    assert page.evaluate("Reveal.getIndices().h") == total - 1
-    page.keyboard.press("ArrowLeft")
-    assert page.evaluate("Reveal.getIndices().h") == total - 2
+    assert page.evaluate("Reveal.getTotalSlides()") > 30
     page.watch.assert_clean()
 
 
