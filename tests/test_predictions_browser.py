@@ -19,7 +19,7 @@ import json
 import pytest
 
 from site_builder.values import fmt
-from support.decks import axe_in_slide, open_deck
+from support.decks import open_deck
 from support.pages import PageWatch
 from support.predictions import DECKS, expected_choice, lookup
 
@@ -119,27 +119,19 @@ def test_the_keyboard_picks_skips_and_never_blocks_the_deck(page, site_url, tabl
     page.watch.assert_clean()
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("deck", DECKS)
-def test_an_opened_prediction_passes_axe(browser, site_url, deck, width):
-    context = browser.new_context(viewport={"width": width, "height": 720 if width == 1280 else 844})
-    page = context.new_page()
-    page.watch = PageWatch(page, site_url)
-    open_deck(page, site_url, deck)
-    for b in page.evaluate(BOXES):
-        go(page, b["slide"])
-        box = page.locator(f"#pr-{b['id']}")
-        box.locator("button[data-choice='0']").click()
-        assert box.locator("[data-prediction-answer]").is_visible()
-        found = axe_in_slide(page, f"#pr-{b['id']}")
-        assert not found, (b["id"], found)
-        if width == 390:  # on a phone the box wraps, never scrolls sideways
-            assert page.evaluate(
-                "(id) => { const b = document.getElementById(id); return b.scrollWidth <= b.clientWidth + 1; }",
-                f"pr-{b['id']}",
-            ), b["id"]
-    page.watch.assert_clean()
-    context.close()
+def test_an_opened_prediction_passes_axe(exercise_walk, deck, size):
+    """Each prediction of the deck, its first choice clicked (support/exercise_walk.py,
+    which opens the deck at this size once for its exercises and predictions)."""
+    walk = exercise_walk(deck, size)
+    assert len(walk.predictions) >= 3
+    for p in walk.predictions:
+        assert p["answer_shown"], p["id"]
+        assert not p["axe"], (p["id"], p["axe"])
+        if size[0] == 390:  # on a phone the box wraps, never scrolls sideways
+            assert p["fits"], p["id"]
+    walk.assert_clean()
 
 
 @pytest.mark.parametrize("deck", DECKS)

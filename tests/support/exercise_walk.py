@@ -1,13 +1,16 @@
-"""One walk of a deck's exercises per viewport (tests/test_exercise_layout.py and
-tests/test_exercises_browser.py assert over what it collected; conftest.py's
+"""One walk of a deck's exercises and predictions per viewport
+(tests/test_exercise_layout.py, tests/test_exercises_browser.py and
+tests/test_predictions_browser.py assert over what it collected; conftest.py's
 ``exercise_walk`` makes each once): the deck opened at ``?seed=`` in a fresh
-context of the size, then every exercise box in turn: its slide shown, the other
-boxes closed, the slide's layout read, the box opened by a click on its
-summary, its rectangle measured against the slide's figures and text (OPENED), axe-core run on the box
-with the deck's other slides out of the document (support/decks.py
-AXE_IN_SLIDE), and the box closed again with the slide's layout read once more.
-Each box is one call (VISIT); it waits two animation frames after each open
-and close (reveal lays the slide out again)."""
+context of the size, then every exercise box in turn (one call a box, VISIT):
+its slide shown, the other boxes closed, the slide's layout read, the box
+opened by a click on its summary, its rectangle measured against the slide's
+figures and text (OPENED), axe-core run on the box with the deck's other slides
+out of the document (support/decks.py AXE_IN_SLIDE), and the box closed again
+with the slide's layout read once more; then every prediction box: its first
+choice clicked, its answer shown, axe on it, and whether it fits its width.
+Two animation frames are awaited after each open and close (reveal lays the
+slide out again)."""
 
 from __future__ import annotations
 
@@ -69,6 +72,7 @@ class ExerciseWalk:
     slug: str
     size: tuple[int, int]
     boxes: list[dict] = field(default_factory=list)  # per box: OPENED's record, "slide", "axe", "before", "after"
+    predictions: list[dict] = field(default_factory=list)  # per prediction: "id", "answer_shown", "axe", "fits"
     errors: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
 
@@ -115,6 +119,11 @@ VISIT = (
 )
 
 
+# every prediction box of the deck (m.predict): [its id, its slide]
+PREDICTIONS = """() => [...document.querySelectorAll('[data-prediction]')].map((b) => [b.dataset.prediction,
+  [...document.querySelectorAll('.slides > section')].findIndex((s) => s.contains(b))])"""
+
+
 def walk_exercises(browser, site_url: str, slug: str, size: tuple[int, int]) -> ExerciseWalk:
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
@@ -126,6 +135,20 @@ def walk_exercises(browser, site_url: str, slug: str, size: tuple[int, int]) -> 
         page.add_script_tag(path=str(AXE))
         for k in range(page.evaluate("document.querySelectorAll('.exercise-box').length")):
             walk.boxes.append(page.evaluate(VISIT, k))
+        # then each prediction: its slide shown, its first choice clicked, its answer, axe, its width
+        for ident, slide in page.evaluate(PREDICTIONS):
+            page.evaluate("(i) => Reveal.slide(i)", slide)
+            page.wait_for_function("(i) => Reveal.getIndices().h === i", arg=slide)
+            box = page.locator(f"#pr-{ident}")
+            box.locator("button[data-choice='0']").click()
+            walk.predictions.append(
+                {
+                    "id": ident,
+                    "answer_shown": box.locator("[data-prediction-answer]").is_visible(),
+                    "axe": page.evaluate(AXE_IN_SLIDE, f"#pr-{ident}"),
+                    "fits": box.evaluate("(b) => b.scrollWidth <= b.clientWidth + 1"),
+                }
+            )
     finally:
         context.close()
     return walk
