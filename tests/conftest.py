@@ -73,7 +73,7 @@ def playwright_instance():
 
 
 @pytest.fixture(scope="session")
-def browser(playwright_instance):
+def plain_browser(playwright_instance):
     """Chromium without SwiftShader (common/chromium.py "wasm"): the decks, reading
     views and pages, and labs that choose their runtime themselves. SwiftShader's
     GPU process rasterises every frame of a page on the CPU (a deck walk cost
@@ -86,10 +86,20 @@ def browser(playwright_instance):
 @pytest.fixture(scope="session")
 def gpu_browser(playwright_instance):
     """Chromium with WebGPU on SwiftShader enabled (WASM works in it too): the shared
-    lab and the lab tests that run WebGPU (they take it as ``browser``)."""
+    lab and the modules of WEBGPU_MODULES."""
     b = launch(playwright_instance, "webgpu")
     yield b
     b.close()
+
+
+# the modules whose own pages run WebGPU: their ``browser`` is the SwiftShader Chromium
+WEBGPU_MODULES = {"test_lab_browser.py", "test_lab_experiments.py", "test_lab_runtime.py"}
+
+
+@pytest.fixture(scope="module")
+def browser(request):
+    """The module's Chromium: gpu_browser in WEBGPU_MODULES, plain_browser elsewhere."""
+    return request.getfixturevalue("gpu_browser" if request.path.name in WEBGPU_MODULES else "plain_browser")
 
 
 @pytest.fixture(scope="session")
@@ -160,7 +170,7 @@ def references(site_dir):
 
 
 @pytest.fixture(scope="session")
-def deck_walk(browser, site_url):
+def deck_walk(plain_browser, site_url):
     """``deck_walk(slug, size)``: the one walk of a deck at "1280x720" or
     "390x844" (support/walks.py), made the first time a test asks for it."""
     from support.walks import walk_deck
@@ -169,14 +179,14 @@ def deck_walk(browser, site_url):
 
     def get(slug: str, size: str = "1280x720"):
         if (slug, size) not in walks:
-            walks[slug, size] = walk_deck(browser, site_url, slug, size)
+            walks[slug, size] = walk_deck(plain_browser, site_url, slug, size)
         return walks[slug, size]
 
     return get
 
 
 @pytest.fixture(scope="session")
-def exercise_walk(browser, site_url):
+def exercise_walk(plain_browser, site_url):
     """``exercise_walk(slug, (width, height))``: every exercise box of a deck opened
     in turn at that size, measured and checked by axe (support/exercise_walk.py),
     made the first time a test asks for it."""
@@ -186,7 +196,7 @@ def exercise_walk(browser, site_url):
 
     def get(slug: str, size: tuple[int, int]):
         if (slug, size) not in walks:
-            walks[slug, size] = walk_exercises(browser, site_url, slug, size)
+            walks[slug, size] = walk_exercises(plain_browser, site_url, slug, size)
         return walks[slug, size]
 
     return get
@@ -194,7 +204,7 @@ def exercise_walk(browser, site_url):
 
 # ---------------------------------------------------------------- tiers
 
-BROWSER_FIXTURES = {"browser", "gpu_browser", "page", "playwright_instance"}
+BROWSER_FIXTURES = {"browser", "plain_browser", "gpu_browser", "page", "playwright_instance"}
 # module -> the tests (all of the module: None) of a tier besides browser, by what
 # they do; the seconds are one run's on 2 busy cores (`make test` prints the slowest)
 TIERS = {

@@ -82,7 +82,6 @@ def test_no_slide_shows_only_a_closed_exercise_line(page, site_url, deck):
 
 
 SIZES = [(1280, 720), (390, 844)]
-SIZES = [(1280, 720), (390, 844)]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -26,12 +26,6 @@ from support.pages import PageWatch, linked_site
 
 
 @pytest.fixture(scope="module")
-def browser(gpu_browser):
-    """This module's pages run WebGPU: the SwiftShader Chromium (conftest.py)."""
-    return gpu_browser
-
-
-@pytest.fixture(scope="module")
 def lab(shared_lab):
     """The session's lab page, shared by the parity tests (the models loaded once)."""
     return reset_lab(shared_lab, {"width": 1280, "height": 720})

@@ -21,12 +21,6 @@ TOLERANCE = 1e-5
 
 
 @pytest.fixture(scope="module")
-def browser(gpu_browser):
-    """This module's pages run WebGPU: the SwiftShader Chromium (conftest.py)."""
-    return gpu_browser
-
-
-@pytest.fixture(scope="module")
 def lab(shared_lab):
     return reset_lab(shared_lab, {"width": 1280, "height": 800})
 

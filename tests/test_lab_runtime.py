@@ -22,12 +22,6 @@ KINDS = ["mlp", "attn1", "attn4"]
 FIRST_VISIT_GOAL = 35_000_000  # bytes over the wire before the first token, WASM
 
 
-@pytest.fixture(scope="module")
-def browser(gpu_browser):
-    """This module's pages run WebGPU: the SwiftShader Chromium (conftest.py)."""
-    return gpu_browser
-
-
 @pytest.fixture
 def counted_site(site_dir):
     """The built site on a server of its own, so that its byte counter sees one visitor."""

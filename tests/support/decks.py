@@ -43,24 +43,34 @@ def assert_deck_text_clean(page) -> None:
 
 # axe-core on one element of a deck with the deck's other slides taken out of the
 # document while it runs (the same nodes put back before it returns): axe flattens
-# the whole document on every run, so on a 57-slide deck a run over one box cost
-# as much as one over every slide. What needs the whole document (ids unique
-# across slides) is checked by the deck walk's whole-page run (support/walks.py).
-# Returns the violations of serious or critical impact: [id, impact, [[target, summary], ...]]
-AXE_IN_SLIDE = """async (selector) => {
-  const element = document.querySelector(selector);
-  if (!element) throw new Error(`axe: nothing matches ${selector}`);
+# the whole document on every run, so on a 57-slide deck a run over one slide or
+# box cost as much as one over every slide. What needs the whole document (ids
+# unique across slides) is checked by the deck walk's whole-page run
+# (support/walks.py AXE_DOCUMENT). Resolves to axe's violations.
+AXE_ALONE = """async (element) => {
   const current = element.closest('.slides > section');
-  const others = current ? [...document.querySelectorAll('.slides > section')].filter(s => !s.contains(current)) : [];
+  const others = current ? [...document.querySelectorAll('.slides > section')].filter(s => s !== current) : [];
   const marks = others.map(s => { const m = document.createComment('axe'); s.replaceWith(m); return [m, s]; });
   try {
-    const found = (await axe.run(element, {resultTypes: ['violations']})).violations;
-    return found.filter(v => ['serious', 'critical'].includes(v.impact)).map(v => [v.id, v.impact,
-      v.nodes.slice(0, 3).map(n => [n.target.join(' '), (n.failureSummary || '').slice(0, 200)])]);
+    return (await axe.run(element, {resultTypes: ['violations']})).violations;
   } finally {
     for (const [m, s] of marks) m.replaceWith(s);
   }
 }"""
+
+# AXE_ALONE on the element ``selector`` names: the violations of serious or critical
+# impact, [id, impact, [[target, summary], ...]]
+AXE_IN_SLIDE = (
+    """async (selector) => {
+  const element = document.querySelector(selector);
+  if (!element) throw new Error(`axe: nothing matches ${selector}`);
+  const found = await ("""
+    + AXE_ALONE
+    + """)(element);
+  return found.filter(v => ['serious', 'critical'].includes(v.impact)).map(v => [v.id, v.impact,
+    v.nodes.slice(0, 3).map(n => [n.target.join(' '), (n.failureSummary || '').slice(0, 200)])]);
+}"""
+)
 
 
 def axe_in_slide(page, selector: str) -> list:

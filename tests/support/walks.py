@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from support.decks import open_deck
+from support.decks import AXE_ALONE, open_deck
 from support.lab import AXE
 from support.pages import PageWatch
 from support.phone_figures import WIDE_FIGURES
@@ -75,27 +75,10 @@ HEADING = "(Reveal.getCurrentSlide().querySelector('h1, h2') || {textContent: ''
 SERIOUS = """(violations) => violations.filter(v => ['serious', 'critical'].includes(v.impact))
     .map(v => v.id + ' ' + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(', '))"""
 
-# axe on the current slide with the deck's other slides taken out of the
-# document while it runs (put back, the same nodes, before it returns): axe
-# flattens the whole document on every run, so a 57-slide deck made each run
-# eight times slower for the same violations. What needs the whole document
-# (ids unique across slides, references between them) is checked once per
-# walk by AXE_DOCUMENT.
-AXE_SLIDE = (
-    """async () => {
-  const current = Reveal.getCurrentSlide();
-  const others = [...document.querySelectorAll('.slides > section')].filter(s => !s.contains(current));
-  const marks = others.map(s => { const m = document.createComment('walk'); s.replaceWith(m); return [m, s]; });
-  try {
-    const found = (await axe.run(current, {resultTypes: ['violations']})).violations;
-    return ("""
-    + SERIOUS
-    + """)(found);
-  } finally {
-    for (const [m, s] of marks) m.replaceWith(s);
-  }
-}"""
-)
+# axe on the current slide alone (support/decks.py AXE_ALONE); what needs the whole
+# document (ids unique across slides, references between them) is checked once per
+# walk by AXE_DOCUMENT
+AXE_SLIDE = "async () => (" + SERIOUS + ")(await (" + AXE_ALONE + ")(Reveal.getCurrentSlide()))"
 
 AXE_DOCUMENT = (
     """async () => (""" + SERIOUS + """)((await axe.run(document, {resultTypes: ['violations']})).violations)"""
