@@ -80,7 +80,7 @@ train-resume: deps
 	$(PY) -m models.train --profile course
 
 # a minute or so: retrain the first 100 updates of attn1 and compare every point with
-# models/training_trace.json (`make test` runs it too, in tests/test_trace.py)
+# models/training_trace.json (`make test` runs it too, in tests/test_trace_replay.py)
 trace-check: deps
 	$(PY) -m models.trace_check
 

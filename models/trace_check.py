@@ -11,9 +11,11 @@ updates). So on a CPU where no
 bit-identical rerun of the run is recorded (models/reproduction.json), the
 points of the first CLOSE_STEPS updates pass when they agree within CLOSE,
 and the output says they are not bit for bit and which steps it compared.
-`make test` runs it (tests/test_trace.py, tests/test_trace_replay.py).
+`make test` runs it with every kind (tests/test_trace_replay.py).
 
-    python -m models.trace_check [--kind attn1 [mlp attn4]] [--steps 100]
+    python -m models.trace_check [--kind attn1 [mlp attn4]] [--steps 100 [10 10]]
+
+One --steps value is every kind's; several give each kind its own, in order.
 """
 
 from __future__ import annotations
@@ -156,14 +158,23 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--kind", nargs="+", default=[DEFAULT_KIND], choices=KINDS, help="one or more kinds, checked in turn"
     )
-    ap.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="updates to retrain (default %(default)s)")
+    ap.add_argument(
+        "--steps",
+        type=int,
+        nargs="+",
+        default=[DEFAULT_STEPS],
+        help="updates to retrain: one for every kind, or one per kind (default %(default)s)",
+    )
     args = ap.parse_args(argv)
+    if len(args.steps) not in (1, len(args.kind)):
+        ap.error(f"--steps gives {len(args.steps)} values for {len(args.kind)} kinds: give one, or one per kind")
+    steps = args.steps * len(args.kind) if len(args.steps) == 1 else args.steps
     numerics.pin()  # before torch runs anything
     if not numerics.is_pinned():
         print(f"warning: this machine cannot run the pinned code paths ({numerics.describe()})", file=sys.stderr)
     failed = 0
-    for kind in args.kind:
-        failed |= check_kind(ModelsFolder(args.models), kind, args.steps)
+    for kind, n in zip(args.kind, steps):
+        failed |= check_kind(ModelsFolder(args.models), kind, n)
     return failed
 
 

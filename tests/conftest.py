@@ -212,12 +212,9 @@ TIERS = {
         "test_train.py": {
             "test_committed_checkpoints_reproduce_the_seed_11_test_loss",  # scores the course test split, 108 s
         },  # and every test of the smoke protocol run (the smoke_run fixture, 580 s)
-        "test_trace.py": {
-            "test_retraining_the_first_steps_reproduces_the_trace_exactly",  # 100 updates of attn1, 176 s
-            "test_recording_leaves_the_run_unchanged",  # two short runs, 58 s
-        },
+        "test_trace.py": {"test_recording_leaves_the_run_unchanged"},  # two short runs, 58 s
         "test_protocol.py": {"test_best_validation_state_is_restored_scored_and_saved"},  # a protocol run, 25 s
-        "test_trace_replay.py": None,  # ten updates of mlp and of attn4, in one process
+        "test_trace_replay.py": None,  # 100 updates of attn1, ten of mlp and attn4 (the trace_replay job)
     },
     "build": {
         "test_export.py": {"test_export_skips_when_unchanged_and_keeps_output_on_failure"},  # real exports, 190 s
@@ -229,7 +226,7 @@ TIERS = {
         "test_build_faults.py": {"test_concurrent_builds_leave_a_complete_site"},  # six site builds in subprocesses
     },
 }
-TRAINING_FIXTURES = {"smoke_run"}
+TRAINING_FIXTURES = {"smoke_run", "trace_replay"}
 
 
 def tiers_of(module: str, name: str, fixtures) -> set[str]:
@@ -276,3 +273,42 @@ def trained(monkeypatch) -> list:
     calls = []
     monkeypatch.setattr(ensure, "train_cli", lambda args: calls.append(args) or 0)
     return calls
+
+
+# ---------------------------------------------------------------- background jobs
+
+# long one-core subprocess checks (support/background.py JOBS) that start as soon as
+# the tests are collected, when a selected test asks for the fixture of the same name
+_jobs: dict = {}
+
+
+def _job(name: str):
+    import sys
+
+    from common.settings import ROOT
+    from support.background import JOBS, Job
+
+    if name not in _jobs:
+        _jobs[name] = Job(name, [sys.executable, *JOBS[name]], str(ROOT), timeout_s=900)
+    return _jobs[name]
+
+
+def pytest_collection_finish(session):
+    if session.config.option.collectonly:
+        return
+    from support.background import JOBS
+
+    wanted = {name for item in session.items for name in JOBS if name in getattr(item, "fixturenames", ())}
+    for name in sorted(wanted):
+        _job(name).start()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for job in _jobs.values():
+        job.stop()
+
+
+@pytest.fixture(scope="session")
+def trace_replay():
+    """models.trace_check over every kind (JOBS), as it finished: a CompletedProcess."""
+    return _job("trace_replay").result()

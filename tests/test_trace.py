@@ -5,16 +5,14 @@
 - the probe texts equal the strings they copy (the built tables and presets);
 - ensure stops on a missing or corrupt trace, naming the file;
 - recording does not change a run;
-- the fast check: retraining the first 100 updates of attn1 on the pinned code
-  paths reproduces the trace's early points exactly.
+- the fast check (`make trace-check`, retraining the first 100 updates of attn1
+  on the pinned code paths) is tests/test_trace_replay.py's, with the other kinds.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -22,17 +20,16 @@ import torch
 from common.config import CONFIG
 from common.files import sha256_file
 from common.layout import MODELS
-from common.settings import EXPORT_DIR, ROOT, TABLES_DIR
+from common.settings import EXPORT_DIR, TABLES_DIR
 from models import ensure, numerics, train
 from models.checkpoints import load_checkpoint, load_vocab
 from models.corpus import PROFILES, Profile
 from models.nets import KINDS
 from models.probes import PROBES, probe_ids, probe_windows, window
 from models.records import load_results
-from models.reproduce import cpu_model
 from models.tokenizer import BOS_ID, PAD_ID, tokenize
 from models.trace import DIGITS, TOP_K, TraceRecorder
-from models.trace_check import CLOSE, DEFAULT_KIND, DEFAULT_STEPS, first_difference, identical_cpus, largest_difference
+from models.trace_check import CLOSE, first_difference, largest_difference
 
 CHECKPOINT_SEED, CONTEXT = CONFIG.training.checkpoint_seed, CONFIG.data.context
 HELD_OUT_PRESET = CONFIG.decoding.held_out_preset
@@ -215,20 +212,6 @@ def test_first_difference_names_the_step_and_field(trace):
 def test_describe_says_whether_the_code_paths_are_pinned():
     assert numerics.describe(dict(numerics.EXPECTED)).startswith("pinned: ATen AVX2, MKL COMPATIBLE, 1 thread")
     assert numerics.describe({**numerics.EXPECTED, "aten": "AVX512"}).startswith("not pinned: ATen AVX512")
-
-
-def test_retraining_the_first_steps_reproduces_the_trace_exactly():
-    """The fast check `make test` runs. Its time is reported (README), not
-    asserted: a timed test fails on a slower or busier machine, not on a bug."""
-    done = subprocess.run(
-        [sys.executable, "-m", "models.trace_check"], cwd=ROOT, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert f"{DEFAULT_KIND} seed 11, steps 0-{DEFAULT_STEPS}" in done.stdout
-    assert "identical" in done.stdout or (
-        "not bit for bit" in done.stdout and cpu_model() not in identical_cpus(MODELS, DEFAULT_KIND)
-    ), done.stdout
-    assert "warning" not in done.stderr
 
 
 def test_largest_difference_allows_rounding_and_near_ties_not_other_numbers(trace):
