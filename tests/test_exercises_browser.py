@@ -8,53 +8,24 @@ is accepted, bad input gets a message and no verdict, the arrow keys in the
 field do not turn the slide, and "New numbers" changes the inputs and the
 answer; then every named mistake of the exercise, each typed where it
 applies, is refused with its own name and message. The answers are checked against the Python reference
-(export/exercises.py), not against the page. In the reading view at 390 px:
-every exercise opens and accepts its answer, the page does not scroll
-sideways, and axe-core finds nothing serious."""
+(export/exercises.py), not against the page. In the reading view at 390 px
+(tests/test_reading_view.py): every exercise opens and accepts its answer,
+the page does not scroll sideways, and axe-core finds nothing serious."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-import tomllib
-from pathlib import Path
 
 import pytest
 
 from export.exercises import answer
 from support.decks import axe_in_slide, open_deck
-from support.lab import AXE
+from support.exercises import CATALOG, DECKS, IDS, KIND, SEED, box, rounded
 from support.pages import PageWatch
 
-ROOT = Path(__file__).resolve().parent.parent
-CATALOG = tomllib.loads((ROOT / "content" / "exercises.toml").read_text(encoding="utf-8"))
-IDS = sorted(CATALOG)
-DECKS = sorted({e["deck"] for e in CATALOG.values()})
-SEED = 7
 BAD_INPUTS = ["", "abc", "NaN", "1e400", "0.5 0.6"]
-
-# the kind's settings and its named mistakes for the numbers on the page, from the twin itself
-KIND = """async ([id, inputs]) => {
-  const m = await import(new URL('../core/exercises.js', location.href).href);
-  const kind = m.kindOf(id);
-  const slips = kind.mistakes.map((mk) => {
-    const value = mk.value(inputs);
-    if (value === null) return null;
-    const typed = Number(value.toFixed(kind.digits));
-    const verdict = m.judge(id, inputs, typed);
-    return verdict.mistake === mk ? { name: mk.name, typed: value.toFixed(kind.digits), message: mk.message } : null;
-  }).filter(Boolean);
-  return { digits: kind.digits, percent: !!kind.percent, slips };
-}"""
-
-
-def box(page, exercise_id: str):
-    return page.locator(f"details.exercise-box:has([data-exercise='{exercise_id}'])")
-
-
-def rounded(value: float, digits: int) -> str:
-    return f"{value:.{digits}f}"
 
 
 def last_number(text: str) -> float:
@@ -238,44 +209,6 @@ def test_exercises_keep_their_seed_and_pass_axe_in_the_deck(page, site_url, exer
         for m in walk.boxes:
             assert not m["axe"], (size[0], m["id"], m["axe"])
         walk.assert_clean()
-
-
-@pytest.mark.parametrize("deck", DECKS)
-def test_exercises_work_in_the_reading_view_on_a_phone(browser, site_url, deck):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
-    page = context.new_page()
-    errors = []
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{site_url}/read/{deck}.html?seed={SEED}")
-    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
-    ids = [i for i in IDS if CATALOG[i]["deck"] == deck]
-    assert page.locator("details.exercise-box").count() == len(ids) >= 5
-    for exercise_id in ids:
-        box(page, exercise_id).locator("summary").click()
-        ex = page.locator(f"[data-exercise='{exercise_id}']")
-        inputs = json.loads(ex.get_attribute("data-inputs"))
-        digits = page.evaluate(KIND, [exercise_id, inputs])["digits"]
-        ex.locator("input").fill(rounded(answer(exercise_id, inputs), digits))
-        ex.locator("[data-action=check]").click()
-        assert ex.locator("[data-verdict]").get_attribute("data-verdict") == "correct", exercise_id
-        ex.locator("[data-action=solution]").click()
-        assert ex.locator("[data-solution]").is_visible()
-        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        assert width[0] <= width[1], (exercise_id, width)
-        assert ex.get_attribute("tabindex") is None, f"{exercise_id} scrolls sideways inside itself"
-    font = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.ex-question p')).fontSize)")
-    assert font >= 16
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    bad = [
-        (v["id"], v["impact"], [n["target"] for n in v["nodes"][:3]])
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-    assert not bad, bad
-    assert not errors, errors
-    context.close()
 
 
 def test_a_seed_in_the_address_gives_the_deck_and_the_reading_view_the_same_numbers(page, site_url):

@@ -2,13 +2,14 @@
 
 The reading view holds every slide of the deck in order with its notes, is
 linked from the deck and the index, reads on a 390 px phone (no sideways page
-scroll, body text at least 16 px) and has no serious or critical axe-core
-violation. Every link on the index, the decks and the reading views resolves in
+scroll, body text at least 16 px; every exercise opens and accepts its answer
+there) and has no serious or critical axe-core violation. Every link on the index, the decks and the reading views resolves in
 the built site; each deck ends with links to the next deck, the lab, its
 reading view and its notebook, and carries its part label."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -16,9 +17,30 @@ from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
+from export.exercises import answer
+from support.exercises import CATALOG, IDS, KIND, SEED, box, rounded
+
 ROOT = Path(__file__).resolve().parent.parent
 DECKS = sorted(p.stem for p in (ROOT / "content" / "decks").glob("*.md"))
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+# the page's widths and its smallest body text at 390 px, and what is wider than the phone
+SIZES = """() => {
+    const doc = document.documentElement;
+    const px = s => parseFloat(getComputedStyle(s).fontSize);
+    const body = [...document.querySelectorAll('.read-body > p, .read-body li, .read-notes p')]
+        .filter(e => e.textContent.trim().length > 20 && !e.closest('.two-col'));
+    return {scroll: doc.scrollWidth, width: doc.clientWidth, body: Math.min(...body.map(px)), n: body.length,
+            wideTables: [...document.querySelectorAll('table, pre, svg, .katex-display')].filter(t => {
+                if (t.closest('.katex')) return false;   // KaTeX's own stretchy glyphs
+                // what shows is the element cut by every ancestor that scrolls or clips
+                let right = t.getBoundingClientRect().right;
+                for (let e = t; e && e !== doc; e = e.parentElement) {
+                    if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(e).overflowX))
+                        right = Math.min(right, e.getBoundingClientRect().right);
+                }
+                return right > doc.clientWidth + 1;
+            }).map(t => t.tagName + ' ' + (t.dataset.source || t.id || ''))};
+}"""
 PARTS = {"maps": "Part I", "part2": "Part II", "part3": "Part III", "results": "Part IV"}
 
 
@@ -117,35 +139,41 @@ def test_every_link_resolves_in_the_built_site(site_dir):
 
 
 @pytest.mark.parametrize("slug", DECKS)
-def test_reading_view_reads_on_a_phone_and_passes_axe(browser, site_url, site_dir, slug):
+def test_reading_view_reads_on_a_phone_its_exercises_work_and_it_passes_axe(browser, site_url, slug):
+    """At 390 px: no sideways page scroll, body text at least 16 px, nothing wider
+    than the phone unless it scrolls inside itself; every exercise opens from a tap
+    on its summary and accepts its answer (the Python reference's, at ?seed=),
+    shows its solution, and widens nothing; then one axe-core run over the page with
+    every box open (what a closed box shows, its summary, is in it too)."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
     page = context.new_page()
     errors = []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{site_url}/read/{slug}.html")
+    page.goto(f"{site_url}/read/{slug}.html?seed={SEED}")
     page.wait_for_load_state("load")
     page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
-    sizes = page.evaluate("""() => {
-        const doc = document.documentElement;
-        const px = s => parseFloat(getComputedStyle(s).fontSize);
-        const body = [...document.querySelectorAll('.read-body > p, .read-body li, .read-notes p')]
-            .filter(e => e.textContent.trim().length > 20 && !e.closest('.two-col'));
-        return {scroll: doc.scrollWidth, width: doc.clientWidth, body: Math.min(...body.map(px)), n: body.length,
-                wideTables: [...document.querySelectorAll('table, pre, svg, .katex-display')].filter(t => {
-                    if (t.closest('.katex')) return false;   // KaTeX's own stretchy glyphs
-                    // what shows is the element cut by every ancestor that scrolls or clips
-                    let right = t.getBoundingClientRect().right;
-                    for (let e = t; e && e !== doc; e = e.parentElement) {
-                        if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(e).overflowX))
-                            right = Math.min(right, e.getBoundingClientRect().right);
-                    }
-                    return right > doc.clientWidth + 1;
-                }).map(t => t.tagName + ' ' + (t.dataset.source || t.id || ''))};
-    }""")
+    sizes = page.evaluate(SIZES)
     assert sizes["scroll"] <= sizes["width"], f"the page scrolls sideways at 390 px: {sizes}"
     assert sizes["n"] > 5 and sizes["body"] >= 16, sizes
     assert not sizes["wideTables"], f"wider than the phone and not scrolling inside itself: {sizes['wideTables']}"
+    ids = [i for i in IDS if CATALOG[i]["deck"] == slug]
+    assert page.locator("details.exercise-box").count() == len(ids) >= 5
+    for exercise_id in ids:
+        box(page, exercise_id).locator("summary").click()
+        ex = page.locator(f"[data-exercise='{exercise_id}']")
+        inputs = json.loads(ex.get_attribute("data-inputs"))
+        digits = page.evaluate(KIND, [exercise_id, inputs])["digits"]
+        ex.locator("input").fill(rounded(answer(exercise_id, inputs), digits))
+        ex.locator("[data-action=check]").click()
+        assert ex.locator("[data-verdict]").get_attribute("data-verdict") == "correct", exercise_id
+        ex.locator("[data-action=solution]").click()
+        assert ex.locator("[data-solution]").is_visible()
+        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], (exercise_id, width)
+        assert ex.get_attribute("tabindex") is None, f"{exercise_id} scrolls sideways inside itself"
+    font = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.ex-question p')).fontSize)")
+    assert font >= 16
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     bad = [

@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from support.decks import AXE_IN_SLIDE, open_deck
+from support.exercises import SEED
 from support.lab import AXE
 from support.pages import PageWatch
 
-SEED = 7
 SLIDE_OF = "(b) => [...document.querySelectorAll('.slides > section')].indexOf(b.closest('.slides > section'))"
 CLOSE_ALL = "document.querySelectorAll('.exercise-box[open]:not(.exercise-alone)').forEach((d) => (d.open = false))"
 
