@@ -3,9 +3,10 @@
 The reading view holds every slide of the deck in order with its notes, is
 linked from the deck and the index, reads on a 390 px phone (no sideways page
 scroll, body text at least 16 px; every exercise opens and accepts its answer
-there) and has no serious or critical axe-core violation. Every link on the index, the decks and the reading views resolves in
-the built site; each deck ends with links to the next deck, the lab, its
-reading view and its notebook, and carries its part label."""
+there) and has no serious or critical axe-core violation. Every link on the
+index, the decks and the reading views resolves in the built site; each deck
+ends with links to the next deck, the lab, its reading view and its notebook,
+and carries its part label."""
 
 from __future__ import annotations
 

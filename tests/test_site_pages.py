@@ -82,24 +82,17 @@ def test_index_links_every_deck_the_code_and_the_lab(page, site_url, site_dir):
 
 
 @pytest.mark.parametrize("slug", DECKS)
-def test_deck_loads_clean_and_the_keyboard_reaches_the_last_slide(page, site_url, site_dir, slug):
+def test_deck_loads_clean_and_the_keyboard_reaches_the_last_slide(deck_walk, site_dir, slug):
+    """The wide walk's keyboard path (support/walks.py walk_keyboard): one press a
+    slide and a fragment reaches the last slide and the address follows; one
+    back; the last slide's address opens it; no console error on the way."""
     assert (site_dir / "decks" / f"{slug}.html").exists()
-    open_deck(page, site_url, slug)
-    total = page.evaluate("Reveal.getTotalSlides()")
-    assert total > 1
-    page.locator("body").click(position={"x": 5, "y": 300})
-    fragments = page.evaluate("document.querySelectorAll('.slides .fragment').length")  # each is one press
-    for _ in range(total - 1 + fragments):
-        page.keyboard.press("ArrowRight")
-    assert page.evaluate("Reveal.isLastSlide()")
-    page.wait_for_function(f"location.hash === '#/{total - 1}'")  # reveal writes the URL after a short delay
-    page.keyboard.press("ArrowLeft")
-    page.wait_for_function(f"location.hash === '#/{total - 2}'")
-    # a hash URL opens that slide directly
-    page.goto(f"{site_url}/decks/{slug}.html#/{total - 1}")
-    page.wait_for_function("window.Reveal && Reveal.isReady()")
-    assert page.evaluate("Reveal.getIndices().h") == total - 1
-    page.watch.assert_clean()
+    walk = deck_walk(slug, "1280x720")
+    total = walk.keyboard["total"]
+    assert total > 1 and len(walk.slides) == total
+    assert walk.keyboard["last"], walk.keyboard
+    assert walk.keyboard["back"] == total - 2 and walk.keyboard["opened"] == total - 1, walk.keyboard
+    walk.assert_clean()
 
 
 @pytest.mark.parametrize("slug", DECKS)

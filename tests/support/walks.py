@@ -7,7 +7,8 @@ The tests assert over what a walk collected (``deck_walk`` in conftest.py
 caches one walk per deck and viewport for the whole session): the layout
 tests of test_slide_layout.py (text sizes, words, pictures, overflow, the
 phone's scale and buttons, axe at both sizes) and the provenance tests of
-test_site_pages.py (every sourced value, every comparison word).
+test_site_pages.py (every sourced value, every comparison word, the
+keyboard's way to the last slide).
 
 Waits wait for a named condition, never a fixed time: reveal.js ready, the
 widgets ready, the fonts loaded, and on each slide every finite animation or
@@ -132,6 +133,8 @@ class DeckWalk:
     compared: list[dict] = field(default_factory=list)
     phone_class: bool = False
     scroll_view: bool = False
+    # at 1280x720, after the slides: the keyboard's way from the first slide to the last (walk_keyboard)
+    keyboard: dict = field(default_factory=dict)
 
     def assert_clean(self) -> None:
         assert not self.errors, f"{self.slug} at {self.size}: console errors: {self.errors}"
@@ -161,6 +164,32 @@ def walk_deck(browser, site_url: str, slug: str, size: str) -> DeckWalk:
         visit = VISIT_PHONE if size == "390x844" else VISIT_WIDE
         for i in range(page.evaluate("Reveal.getTotalSlides()")):
             walk.slides.append(dict(page.evaluate(visit, [i, SETTLE_TIMEOUT_MS]), n=i + 1))
+        if size == "1280x720":
+            walk.keyboard = walk_keyboard(page, site_url, slug)
     finally:
         context.close()
     return walk
+
+
+def walk_keyboard(page, site_url: str, slug: str) -> dict:
+    """From the first slide, one ArrowRight per slide and per fragment (a learner's
+    presses, after a click on the page): whether that reached the last slide and
+    the address says so; one ArrowLeft back, and the address again; then the
+    address of the last slide opens it."""
+    page.evaluate("Reveal.slide(0, 0, -1)")
+    total = page.evaluate("Reveal.getTotalSlides()")
+    page.locator("body").click(position={"x": 5, "y": 300})
+    fragments = page.evaluate("document.querySelectorAll('.slides .fragment').length")
+    for _ in range(total - 1 + fragments):
+        page.keyboard.press("ArrowRight")
+    found = {"total": total, "last": page.evaluate("Reveal.isLastSlide()")}
+    # reveal writes the address after a short delay
+    page.wait_for_function(f"location.hash === '#/{total - 1}'", timeout=SETTLE_TIMEOUT_MS)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"location.hash === '#/{total - 2}'", timeout=SETTLE_TIMEOUT_MS)
+    found["back"] = page.evaluate("Reveal.getIndices().h")
+    page.goto(f"{site_url}/decks/{slug}.html#/{total - 1}")
+    page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=OPEN_TIMEOUT_MS)
+    page.wait_for_function(f"Reveal.getIndices().h === {total - 1}", timeout=SETTLE_TIMEOUT_MS)
+    found["opened"] = page.evaluate("Reveal.getIndices().h")
+    return found
