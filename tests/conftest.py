@@ -169,37 +169,65 @@ def references(site_dir):
     }
 
 
-@pytest.fixture(scope="session")
-def deck_walk(plain_browser, site_url):
-    """``deck_walk(slug, size)``: the one walk of a deck at "1280x720" or
-    "390x844" (support/walks.py), made the first time a test asks for it."""
-    from support.walks import walk_deck
+def _walks(kind: str, make):
+    """The walks of ``kind`` ("deck" or "exercise"): read from the background lane's
+    file (support/prefetch.py) when it made that walk ahead, waiting for it;
+    otherwise made now in the session's plain Chromium by ``make``."""
+    from support import prefetch
 
     walks = {}
 
-    def get(slug: str, size: str = "1280x720"):
-        if (slug, size) not in walks:
-            walks[slug, size] = walk_deck(plain_browser, site_url, slug, size)
-        return walks[slug, size]
+    def get(slug: str, size="1280x720"):
+        name = prefetch.spec(kind, slug, prefetch.size_text(size))
+        if name not in walks:
+            if _prefetch and name in _prefetch["specs"]:
+                walks[name] = _prefetched(kind, name)
+            else:
+                walks[name] = make(slug, size)
+        return walks[name]
 
     return get
+
+
+def _prefetched(kind: str, name: str):
+    import time
+
+    from support import prefetch
+
+    job, out = _prefetch["job"], _prefetch["out"]
+    done, failed = prefetch.file_of(out, name), prefetch.file_of(out, name, ".error")
+    job.start()
+    while not done.exists() and not failed.exists():
+        if not job.running():
+            result = job.result()
+            if done.exists() or failed.exists():
+                break
+            raise AssertionError(f"the walk {name} was never written: {result.stderr[-3000:]}")
+        time.sleep(0.05)
+    if failed.exists():
+        raise AssertionError(f"the walk {name} failed:\n{failed.read_text()}")
+    return prefetch.load(kind, done)
+
+
+@pytest.fixture(scope="session")
+def deck_walk(plain_browser, site_url):
+    """``deck_walk(slug, size)``: the one walk of a deck at "1280x720" or
+    "390x844" (support/walks.py), made ahead in the background lane
+    (support/prefetch.py) or the first time a test asks for it."""
+    from support.walks import walk_deck
+
+    return _walks("deck", lambda slug, size: walk_deck(plain_browser, site_url, slug, size))
 
 
 @pytest.fixture(scope="session")
 def exercise_walk(plain_browser, site_url):
     """``exercise_walk(slug, (width, height))``: every exercise box of a deck opened
     in turn at that size, measured and checked by axe (support/exercise_walk.py),
-    made the first time a test asks for it."""
+    made ahead in the background lane (support/prefetch.py) or the first time a
+    test asks for it."""
     from support.exercise_walk import walk_exercises
 
-    walks = {}
-
-    def get(slug: str, size: tuple[int, int]):
-        if (slug, size) not in walks:
-            walks[slug, size] = walk_exercises(plain_browser, site_url, slug, size)
-        return walks[slug, size]
-
-    return get
+    return _walks("exercise", lambda slug, size: walk_exercises(plain_browser, site_url, slug, size))
 
 
 # ---------------------------------------------------------------- tiers
@@ -275,11 +303,15 @@ def trained(monkeypatch) -> list:
     return calls
 
 
-# ---------------------------------------------------------------- background jobs
+# ---------------------------------------------------------------- background lane
 
-# long one-core subprocess checks (support/background.py JOBS) that start as soon as
-# the tests are collected, when a selected test asks for the fixture of the same name
+# long one-core subprocess work that starts as soon as the tests are collected, one
+# job after another (support/background.py Lane): the walks the selected tests will
+# ask for (support/prefetch.py), then the JOBS whose fixture a selected test asks for
 _jobs: dict = {}
+_prefetch: dict = {}
+_lanes: list = []
+WALK_FIXTURES = {"deck_walk": "deck", "exercise_walk": "exercise"}
 
 
 def _job(name: str):
@@ -293,19 +325,57 @@ def _job(name: str):
     return _jobs[name]
 
 
+def wanted_walks(items) -> list[str]:
+    """The walks the items will ask for, in the order they ask: a test's deck and
+    size where it is parametrized by them, every deck and both sizes where not."""
+    from support import prefetch
+
+    decks = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "content" / "decks").glob("*.md"))
+    specs: list[str] = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        for fixture, kind in WALK_FIXTURES.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                slug = params.get("slug") or params.get("deck")
+                size = params.get("size")
+                for s in [slug] if slug in decks else decks:
+                    for z in [prefetch.size_text(size)] if size else prefetch.SIZES:
+                        if prefetch.spec(kind, s, z) not in specs:
+                            specs.append(prefetch.spec(kind, s, z))
+    return specs
+
+
 def pytest_collection_finish(session):
     if session.config.option.collectonly:
         return
-    from support.background import JOBS
+    import os
+    import sys
+    import tempfile
 
+    from common.settings import ROOT
+    from support.background import JOBS, Job, Lane
+
+    lane = []
+    specs = wanted_walks(session.items)
+    if specs:
+        out = Path(tempfile.mkdtemp(prefix="walks-"))
+        env = {"PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
+        job = Job("walks", [sys.executable, "-m", "support.prefetch", str(out), *specs], str(ROOT), 900, env)
+        _prefetch.update(job=job, out=out, specs=set(specs))
+        lane.append(job)
     wanted = {name for item in session.items for name in JOBS if name in getattr(item, "fixturenames", ())}
-    for name in sorted(wanted):
-        _job(name).start()
+    lane += [_job(name) for name in sorted(wanted)]
+    if lane:
+        _lanes.append(Lane(lane))
 
 
 def pytest_sessionfinish(session, exitstatus):
-    for job in _jobs.values():
-        job.stop()
+    for lane in _lanes:
+        lane.stop()
+    if _prefetch:
+        import shutil
+
+        shutil.rmtree(_prefetch["out"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

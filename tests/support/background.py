@@ -1,13 +1,15 @@
-"""Subprocess checks that start when the session starts and are asserted on
-later (conftest.py ``background``).
+"""Subprocess work that starts when the session starts and is asserted on later
+(conftest.py ``pytest_collection_finish``).
 
-A check that runs on one core for a long time (the trace replay: training is
-pinned to one thread, models/numerics.py) and needs nothing from the tests
-before it starts as soon as the tests are collected, when a selected test
-asks for it; the test that asserts on it waits for it then. The suite's other
-tests leave about a third of the machine's two cores idle (browser round
-trips, served files), which the job uses. It runs exactly the command it
-would run in the test, so what it checks does not change; only when.
+Work that runs long on about one core and needs nothing from the tests before
+it (the trace replay: training is pinned to one thread, models/numerics.py;
+the deck and exercise walks, support/prefetch.py) starts as soon as the tests
+are collected, when a selected test asks for it, one job after another in one
+lane beside the tests; the test that asserts on it waits for it then. The
+suite's other tests leave about a third of the machine's two cores idle
+(browser round trips, served files), which the lane uses. Each job runs
+exactly the command the test would run, so what it checks does not change;
+only when.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -33,38 +36,75 @@ class Job:
     argv: list[str]
     cwd: str
     timeout_s: float
+    env: dict = field(default_factory=dict)
     _process: subprocess.Popen | None = None
     _out: object = None
     _err: object = None
     _started: float = 0.0
     _done: subprocess.CompletedProcess | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)  # starting
+    _wait: threading.Lock = field(default_factory=threading.Lock, repr=False)  # waiting for the end
 
     def start(self) -> None:
-        if self._process is None:
-            self._out, self._err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
-            self._started = time.monotonic()
-            env = dict(os.environ, PYTHONUNBUFFERED="1")
-            self._process = subprocess.Popen(
-                self.argv, cwd=self.cwd, stdout=self._out, stderr=self._err, text=True, env=env
-            )
+        with self._lock:
+            if self._process is None:
+                self._out, self._err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+                self._started = time.monotonic()
+                env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
+                self._process = subprocess.Popen(
+                    self.argv, cwd=self.cwd, stdout=self._out, stderr=self._err, text=True, env=env
+                )
+
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
 
     def result(self) -> subprocess.CompletedProcess:
         """The finished run (started now if it was not); a run past its timeout is
         stopped and fails naming the job and what it printed."""
-        if self._done is None:
-            self.start()
-            left = self.timeout_s - (time.monotonic() - self._started)
-            try:
-                code = self._process.wait(timeout=max(left, 1))
-            except subprocess.TimeoutExpired:
-                self.stop()
-                raise AssertionError(f"{self.name}: {' '.join(self.argv)} ran over {self.timeout_s:.0f} s") from None
-            self._out.seek(0)
-            self._err.seek(0)
-            self._done = subprocess.CompletedProcess(self.argv, code, self._out.read(), self._err.read())
+        self.start()
+        with self._wait:
+            if self._done is None:
+                left = self.timeout_s - (time.monotonic() - self._started)
+                try:
+                    code = self._process.wait(timeout=max(left, 1))
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+                    raise AssertionError(
+                        f"{self.name}: {' '.join(self.argv)} ran over {self.timeout_s:.0f} s"
+                    ) from None
+                self._out.seek(0)
+                self._err.seek(0)
+                self._done = subprocess.CompletedProcess(self.argv, code, self._out.read(), self._err.read())
         return self._done
 
     def stop(self) -> None:
-        if self._process is not None and self._process.poll() is None:
+        if self.running():
             self._process.kill()
             self._process.wait()
+
+
+class Lane:
+    """Jobs run one after another in a thread beside the tests; a test that asks
+    for a job the lane has not reached yet starts it at once."""
+
+    def __init__(self, jobs: list[Job]):
+        self.jobs = jobs
+        self._stopped = False
+        self._thread = threading.Thread(target=self._run, name="background lane", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        for job in self.jobs:
+            if self._stopped:
+                return
+            job.start()
+            try:
+                job.result()
+            except AssertionError:
+                pass  # the test that asks for it says so
+
+    def stop(self) -> None:
+        self._stopped = True
+        for job in self.jobs:
+            job.stop()
