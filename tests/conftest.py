@@ -86,20 +86,17 @@ def plain_browser(playwright_instance):
 @pytest.fixture(scope="session")
 def gpu_browser(playwright_instance):
     """Chromium with WebGPU on SwiftShader enabled (WASM works in it too): the shared
-    lab and the modules of WEBGPU_MODULES."""
+    lab and the tests that need WebGPU offered (they take it by name)."""
     b = launch(playwright_instance, "webgpu")
     yield b
     b.close()
 
 
-# the modules whose own pages run WebGPU: their ``browser`` is the SwiftShader Chromium
-WEBGPU_MODULES = {"test_lab_browser.py", "test_lab_experiments.py", "test_lab_runtime.py"}
-
-
 @pytest.fixture(scope="module")
-def browser(request):
-    """The module's Chromium: gpu_browser in WEBGPU_MODULES, plain_browser elsewhere."""
-    return request.getfixturevalue("gpu_browser" if request.path.name in WEBGPU_MODULES else "plain_browser")
+def browser(plain_browser):
+    """The Chromium of a test's own pages: plain_browser; a test whose page needs
+    WebGPU offered takes gpu_browser by name."""
+    return plain_browser
 
 
 @pytest.fixture(scope="session")

@@ -31,7 +31,10 @@ def counted_site(site_dir):
     server.shutdown()
 
 
-def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_offline(browser, counted_site, site_dir):
+def test_first_visit_is_light_and_automatic_skips_software_webgpu_then_works_offline(
+    gpu_browser, counted_site, site_dir
+):
+    browser = gpu_browser  # WebGPU offered, on SwiftShader: automatic must skip it
     server, url = counted_site
     manifest = json.loads((site_dir / "vendor" / "onnxruntime-web" / "runtimes.json").read_text())
     context = browser.new_context()
@@ -115,11 +118,11 @@ def test_a_stale_cached_model_is_replaced(browser, site_dir, tmp_path):
         server.shutdown()
 
 
-def test_automatic_times_both_runtimes_and_keeps_the_faster(browser, site_url):
+def test_automatic_times_both_runtimes_and_keeps_the_faster(gpu_browser, site_url):
     """With an adapter it may use (?adapter=any lets it use SwiftShader as it
     would a real GPU), automatic warms both runtimes up, times one call of the
     three models on each and keeps the faster, saying so."""
-    context = browser.new_context()
+    context = gpu_browser.new_context()
     page = context.new_page()
     status = open_lab(page, site_url, "?adapter=any")
     assert status["ok"] and status["planned_runtimes"] == ["webgpu", "wasm"], status

@@ -5,9 +5,11 @@ Work that runs long on about one core and needs nothing from the tests before
 it (the trace replay: training is pinned to one thread, models/numerics.py;
 the deck and exercise walks, support/prefetch.py) starts as soon as the tests
 are collected, when a selected test asks for it, one job after another in one
-lane beside the tests; the test that asserts on it waits for it then. The
-suite's other tests leave about a third of the machine's two cores idle
-(browser round trips, served files), which the lane uses. Each job runs
+lane beside the tests, at the lowest priority (NICE); the test that asserts on
+it waits for it then. The suite's other tests leave about a third of the
+machine's two cores idle (browser round trips, served files, waits), which
+the lane uses; run at the tests' own priority it took as much from the tests
+beside it as it saved. Each job runs
 exactly the command the test would run, so what it checks does not change;
 only when.
 """
@@ -20,6 +22,10 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+
+# the lane's jobs (and the browsers they start) take only the CPU the tests leave:
+# at the tests' priority they slowed the tests beside them by about what they saved
+NICE = 19
 
 # name -> the Python command line (after the interpreter); conftest.py's fixture of
 # the same name waits for it
@@ -52,7 +58,13 @@ class Job:
                 self._started = time.monotonic()
                 env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
                 self._process = subprocess.Popen(
-                    self.argv, cwd=self.cwd, stdout=self._out, stderr=self._err, text=True, env=env
+                    self.argv,
+                    cwd=self.cwd,
+                    stdout=self._out,
+                    stderr=self._err,
+                    text=True,
+                    env=env,
+                    preexec_fn=lambda: os.nice(NICE),
                 )
 
     def running(self) -> bool:
