@@ -69,14 +69,28 @@ def start_lab(page, url: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def lab(engine, watched_url):
-    """The lab opened as a learner opens it (automatic runtime), models loaded once per engine."""
+def lab(engine, watched):
+    """The lab opened as a learner opens it (automatic runtime), models loaded once
+    per engine, on an origin of its own (no service worker or cache yet) after a
+    first visit to a deck, whose service worker keeps the pages: the module's last
+    test reloads both with this server gone (test_a_visited_lab_and_deck_reload_...)."""
+    server, url = start_server(watched)
     page = engine.new_page()
-    started = time.monotonic()
-    page.status = start_lab(page, watched_url)
-    print(f"{page.engine}: lab ready in {time.monotonic() - started:.1f} s on {page.status['backend']}")
-    yield page
-    page.close()
+    page.site, page.server = url, server
+    try:
+        page.goto(f"{url}/decks/maps.html")
+        assert page.evaluate(FEATURES)["service_worker"], f"{page.engine} offers no service worker on localhost"
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout_s=30)
+        # visited: the deck and its widgets up (its later slides' widgets come after 'load'), then kept
+        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined", timeout_s=60)
+        page.wait_for_function(KEPT, timeout_s=30)
+        started = time.monotonic()
+        page.status = start_lab(page, url)
+        print(f"{page.engine}: lab ready in {time.monotonic() - started:.1f} s on {page.status['backend']}")
+        yield page
+    finally:
+        page.close()
+        server.shutdown()
 
 
 # ---------------------------------------------------------------- the runtime choice
@@ -275,37 +289,26 @@ KEPT = """(async () => {
 })()"""
 
 
-def test_a_visited_lab_and_deck_reload_with_the_server_gone(engine, watched):
+def test_a_visited_lab_and_deck_reload_with_the_server_gone(lab):
     """The service worker keeps the pages and the lab's worker its files: with
     the server stopped, a reload opens the lab from the offline copy and it
-    generates what it generated online; the deck opens too."""
-    server, url = start_server(watched)  # an origin of its own: no service worker or cache yet
-    page = engine.new_page()
-    try:
-        page.goto(f"{url}/decks/maps.html")
-        assert page.evaluate(FEATURES)["service_worker"], f"{page.engine} offers no service worker on localhost"
-        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout_s=30)
-        # visited: the deck and its widgets up (its later slides' widgets come after 'load'), then kept
-        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined", timeout_s=60)
-        page.wait_for_function(KEPT, timeout_s=30)
-        assert start_lab(page, url)["ok"]
-        online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
-        page.wait_for_function(KEPT, timeout_s=30)
-        server.shutdown()
-        server.server_close()
-        page.reload()
-        status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
-        assert status["ok"] and status["backend"] == "wasm" and status["network_bytes"] == 0, status
-        assert all(status["models"][k]["from"] == "cache" for k in KINDS), status["models"]
-        offline = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
-        assert all(offline["models"][k]["ids"] == online["models"][k]["ids"] for k in KINDS)
-        page.assert_clean()
-        page.goto(f"{url}/decks/maps.html")
-        page.wait_for_function("window.Reveal && Reveal.isReady()")
-        # every slide's body in place (static/deck.js places the later ones when idle) and its widgets up
-        page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
-        assert page.evaluate("() => document.querySelectorAll('.slides .katex').length") > 10
-        page.assert_clean()
-    finally:
-        page.close()
-        server.shutdown()
+    generates what it generated online; the deck opens too. The module's last
+    test: the lab fixture visited the deck, then the lab, on a server of its own."""
+    page, url = lab, lab.site
+    online = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
+    page.wait_for_function(KEPT, timeout_s=30)
+    page.server.shutdown()
+    page.server.server_close()
+    page.reload()
+    status = evaluate(page, "return await window.lab.ready;", timeout_s=240)
+    assert status["ok"] and status["backend"] == "wasm" and status["network_bytes"] == 0, status
+    assert all(status["models"][k]["from"] == "cache" for k in KINDS), status["models"]
+    offline = evaluate(page, "return await window.lab.generate({prompt: 'the cat sat', limit: 4, mode: 'greedy'});")
+    assert all(offline["models"][k]["ids"] == online["models"][k]["ids"] for k in KINDS)
+    page.assert_clean()
+    page.goto(f"{url}/decks/maps.html")
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    # every slide's body in place (static/deck.js places the later ones when idle) and its widgets up
+    page.wait_for_function("document.documentElement.dataset.widgetsReady !== undefined")
+    assert page.evaluate("() => document.querySelectorAll('.slides .katex').length") > 10
+    page.assert_clean()
