@@ -177,7 +177,7 @@ def _walks(kind: str, make):
     def get(slug: str, size="1280x720"):
         name = prefetch.spec(kind, slug, prefetch.size_text(size))
         if name not in walks:
-            if _prefetch and name in _prefetch["specs"]:
+            if name in _prefetch.get("specs", ()):
                 walks[name] = _prefetched(kind, name)
             else:
                 walks[name] = make(slug, size)
@@ -342,26 +342,67 @@ def wanted_walks(items) -> list[str]:
     return specs
 
 
+class LaneResult(pytest.Item):
+    """A test that ran in the background lane's pytest (support/background.py
+    LANE_TESTS), reported in its place at the end of the session: it passes or
+    fails as it did there, with that run's report."""
+
+    def __init__(self, *, job, original, **kwargs):
+        super().__init__(**kwargs)
+        self.job = job
+        self.own_markers = list(original.own_markers)
+        self.keywords.update(original.keywords)
+
+    def runtest(self):
+        found = self.job.outcome(self.nodeid)
+        self.user_properties.append(("lane_seconds", round(found["seconds"], 2)))
+        if found["outcome"] != "passed":
+            raise LaneFailure(f"in the background lane: {found['outcome']}{found['report']}")
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, LaneFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.name} (in the background lane)"
+
+
+class LaneFailure(AssertionError):
+    pass
+
+
 def pytest_collection_finish(session):
-    if session.config.option.collectonly:
-        return
     import os
+
+    if session.config.option.collectonly or os.environ.get("COURSE_IN_LANE"):
+        return  # the lane's own pytest runs its tests itself
     import sys
     import tempfile
 
     from common.settings import ROOT
-    from support.background import JOBS, Job, Lane
+    from support.background import JOBS, Job, Lane, LaneTests, in_lane
 
     lane = []
-    specs = wanted_walks(session.items)
+    here = [item for item in session.items if not in_lane(item.nodeid)]
+    away = [item for item in session.items if in_lane(item.nodeid)] if here else []
+    specs = wanted_walks(here)
+    out = Path(tempfile.mkdtemp(prefix="lane-"))
+    _prefetch["out"] = out
     if specs:
-        out = Path(tempfile.mkdtemp(prefix="walks-"))
         env = {"PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
         job = Job("walks", [sys.executable, "-m", "support.prefetch", str(out), *specs], str(ROOT), 900, env)
-        _prefetch.update(job=job, out=out, specs=set(specs))
+        _prefetch.update(job=job, specs=set(specs))
         lane.append(job)
-    wanted = {name for item in session.items for name in JOBS if name in getattr(item, "fixturenames", ())}
+    wanted = {name for item in here for name in JOBS if name in getattr(item, "fixturenames", ())}
     lane += [_job(name) for name in sorted(wanted)]
+    if away:
+        tests = LaneTests([item.nodeid for item in away], str(ROOT), str(out / "lane-report.json"))
+        lane.append(tests)
+        # reported last, where the lane has most likely finished them
+        session.items[:] = here + [
+            LaneResult.from_parent(item.parent, name=item.name, job=tests, original=item) for item in away
+        ]
     if lane:
         _lanes.append(Lane(lane))
 
@@ -369,7 +410,7 @@ def pytest_collection_finish(session):
 def pytest_sessionfinish(session, exitstatus):
     for lane in _lanes:
         lane.stop()
-    if _prefetch:
+    if _prefetch.get("out"):
         import shutil
 
         shutil.rmtree(_prefetch["out"], ignore_errors=True)

@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 # the lane's jobs (and the browsers they start) take only the CPU the tests leave:
 # at the tests' priority they slowed the tests beside them by about what they saved
@@ -34,6 +35,32 @@ JOBS = {
     # (models/trace_check.py; one process, the corpus prepared once)
     "trace_replay": ["-m", "models.trace_check", "--kind", "attn1", "mlp", "attn4", "--steps", "100", "10", "10"],
 }
+
+
+# tests that run in the lane's own pytest (a test module or one test, as pytest names
+# it), at the end of the lane, when other tests are selected beside them: each is
+# self-contained (its own folders, servers, browsers and subprocesses) and spends
+# its time in subprocess builds, training or waits for a browser's timers. In the
+# session their items are replaced by LaneResult items, run last, that report the
+# lane's outcome (support/lane_report.py).
+LANE_TESTS = [
+    "tests/test_build_faults.py::test_concurrent_builds_leave_a_complete_site",  # six site builds
+    "tests/test_export.py::test_export_skips_when_unchanged_and_keeps_output_on_failure",  # real exports
+    "tests/test_notebooks.py::test_a_wrong_number_in_the_deck_fails_the_notebook",  # notebook kernels
+    "tests/test_notebooks.py::test_only_changed_notebooks_are_executed_again",
+    "tests/test_notebooks.py::test_a_failing_notebook_stops_the_step_and_writes_nothing",
+    "tests/test_serve_rebuild.py",  # `make serve` rebuilding a changed figure
+    "tests/test_train.py",  # the smoke protocol run
+    "tests/test_offline_first_visit.py",  # nginx, and the quiet moments a precache waits for
+    "tests/test_offline_precache.py",
+    "tests/test_offline_damaged.py",
+    "tests/test_sw_builds.py",
+    "tests/test_versions_browser.py",
+]
+
+
+def in_lane(nodeid: str) -> bool:
+    return any(nodeid == t or nodeid.startswith((t + "::", t + "[")) for t in LANE_TESTS)
 
 
 @dataclass
@@ -120,3 +147,38 @@ class Lane:
         self._stopped = True
         for job in self.jobs:
             job.stop()
+
+
+class LaneTests(Job):
+    """The lane's pytest over some tests; ``outcome(nodeid)`` once it ended."""
+
+    def __init__(self, nodeids: list[str], cwd: str, out: str, timeout_s: float = 1800):
+        import sys
+
+        self.report = out
+        super().__init__(
+            "lane tests",
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "support.lane_report", *nodeids],
+            cwd,
+            timeout_s,
+            # no PYTEST_ADDOPTS of the outer run (its --junitxml would be overwritten)
+            {
+                "COURSE_LANE_REPORT": out,
+                "COURSE_IN_LANE": "1",
+                "PYTEST_ADDOPTS": "",
+                "PYTHONPATH": os.pathsep.join([str(Path(cwd) / "tests"), cwd]),
+            },
+        )
+
+    def outcome(self, nodeid: str) -> dict:
+        import json
+
+        done = self.result()
+        path = Path(self.report)
+        found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        if nodeid not in found:
+            raise AssertionError(
+                f"the lane's pytest (exit {done.returncode}) did not run {nodeid}:\n{done.stdout[-3000:]}\n"
+                f"{done.stderr[-3000:]}"
+            )
+        return found[nodeid]
