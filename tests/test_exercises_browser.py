@@ -36,10 +36,8 @@ def last_number(text: str) -> float:
 
 
 def check(page, field, text: str) -> None:
-    """Type into the field from the keyboard and press Enter (the form's submit)."""
-    field.focus()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
+    """Empty the field, type into it from the keyboard and press Enter (the form's submit)."""
+    field.fill("")
     if text:
         page.keyboard.type(text)
     page.keyboard.press("Enter")
@@ -47,18 +45,25 @@ def check(page, field, text: str) -> None:
 
 def open_box(page, exercise_id: str) -> int:
     """Go to the exercise's slide and open its box from the keyboard; its slide index."""
-    page.evaluate("document.querySelectorAll('details.exercise-box[open]').forEach((d) => { d.open = false; })")
     slide = page.evaluate(
-        f"""[...document.querySelectorAll('.slides > section')]
-            .findIndex(s => s.querySelector("[data-exercise='{exercise_id}']"))"""
+        """(id) => {
+          document.querySelectorAll('details.exercise-box[open]').forEach((d) => { d.open = false; });
+          const i = [...document.querySelectorAll('.slides > section')]
+            .findIndex((s) => s.querySelector(`[data-exercise='${id}']`));
+          if (i >= 0) Reveal.slide(i);
+          return i;
+        }""",
+        exercise_id,
     )
     assert slide >= 0
-    page.evaluate(f"Reveal.slide({slide})")
-    summary = box(page, exercise_id).locator("summary")
-    summary.focus()
+    box(page, exercise_id).locator("summary").focus()
     page.keyboard.press("Enter")
-    assert box(page, exercise_id).get_attribute("open") is not None
-    assert page.evaluate("Reveal.getIndices().h") == slide
+    opened, shown = page.evaluate(
+        "(id) => [document.querySelector(`details.exercise-box:has([data-exercise='${id}'])`).open, "
+        "Reveal.getIndices().h]",
+        exercise_id,
+    )
+    assert opened and shown == slide
     return slide
 
 
@@ -86,33 +91,53 @@ def deck_pages(browser, site_url):
     context.close()
 
 
+# the exercise's state as the tests read it, in one call
+STATE = """(id) => {
+  const ex = document.querySelector(`[data-exercise='${id}']`), verdict = ex.querySelector('[data-verdict]');
+  const field = ex.querySelector('input'), solution = ex.querySelector('[data-solution]');
+  const shown = (e) => Boolean(e) && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+  return { verdict: verdict.getAttribute('data-verdict'), mistake: verdict.getAttribute('data-mistake'),
+           said: verdict.textContent, role: verdict.getAttribute('role'),
+           message: ex.querySelector('.ex-message').textContent, invalid: field.getAttribute('aria-invalid'),
+           value: field.value, inputs: JSON.parse(ex.dataset.inputs), seed: ex.dataset.seed,
+           solution: solution.textContent, solution_shown: shown(solution),
+           hint_shown: shown(ex.querySelector('.ex-hint')), slide: Reveal.getIndices().h };
+}"""
+
+
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_exercise_in_its_deck_by_keyboard(deck_pages, exercise_id):
     page = deck_pages(CATALOG[exercise_id]["deck"])
     slide = open_box(page, exercise_id)
     ex = page.locator(f"[data-exercise='{exercise_id}']")
-    assert ex.get_attribute("data-mounted") == "true"
-    assert ex.locator("input").count() == 1
-    for action in ("check", "new", "solution"):
-        assert ex.locator(f"button[data-action={action}]").count() == 1
-    field, verdict = ex.locator("input"), ex.locator("[data-verdict]")
-    assert f"Seed {SEED}" in ex.locator(".ex-seed").text_content()
-    inputs = json.loads(ex.get_attribute("data-inputs"))
+    parts = ex.evaluate(
+        """(ex) => ({mounted: ex.dataset.mounted, inputs: ex.querySelectorAll('input').length,
+                   actions: ['check', 'new', 'solution']
+                     .map((a) => ex.querySelectorAll(`button[data-action=${a}]`).length),
+                   seed: ex.querySelector('.ex-seed').textContent})"""
+    )
+    assert parts["mounted"] == "true" and parts["inputs"] == 1 and parts["actions"] == [1, 1, 1], parts
+    assert f"Seed {SEED}" in parts["seed"]
+    field = ex.locator("input")
+    st = page.evaluate(STATE, exercise_id)
+    inputs = st["inputs"]
     expected = answer(exercise_id, inputs)
     kind = page.evaluate(KIND, [exercise_id, inputs])
     digits, tol = kind["digits"], 0.5 * 10 ** -kind["digits"] * (1 + 1e-9)
     # the worked solution ends with the answer, rounded as asked
-    assert abs(last_number(ex.locator("[data-solution]").text_content()) - expected) <= tol
-    assert ex.locator("[data-solution]").is_hidden()
+    assert abs(last_number(st["solution"]) - expected) <= tol
+    assert not st["solution_shown"]
     ex.locator("[data-action=solution]").focus()
     page.keyboard.press("Enter")
-    assert ex.locator("[data-solution]").is_visible() and ex.locator(".ex-hint").is_visible()
+    st = page.evaluate(STATE, exercise_id)
+    assert st["solution_shown"] and st["hint_shown"]
     # bad input: a message next to the field, no verdict
     for bad in BAD_INPUTS:
         check(page, field, bad)
-        assert ex.locator(".ex-message").text_content().strip(), bad
-        assert verdict.get_attribute("data-verdict") == "", bad
-        assert field.get_attribute("aria-invalid") == "true", bad
+        st = page.evaluate(STATE, exercise_id)
+        assert st["message"].strip(), bad
+        assert st["verdict"] == "", bad
+        assert st["invalid"] == "true", bad
     # the arrow keys move the caret, not the deck
     field.focus()
     page.keyboard.press("ArrowRight")
@@ -122,30 +147,32 @@ def test_exercise_in_its_deck_by_keyboard(deck_pages, exercise_id):
     assert kind["slips"], f"{exercise_id}: no named mistake applies to seed {SEED}"
     slip = kind["slips"][0]
     check(page, field, slip["typed"])
-    assert verdict.get_attribute("data-verdict") == "wrong"
-    assert verdict.get_attribute("data-mistake") == slip["name"]
-    assert slip["message"] in verdict.text_content()
-    assert verdict.get_attribute("role") == "status"
+    st = page.evaluate(STATE, exercise_id)
+    assert st["verdict"] == "wrong" and st["mistake"] == slip["name"], st
+    assert slip["message"] in st["said"]
+    assert st["role"] == "status"
     # a plainly wrong answer is refused, without a message about the input
     check(page, field, rounded(expected + 1000, digits))
-    assert verdict.get_attribute("data-verdict") == "wrong"
-    assert ex.locator(".ex-message").text_content() == ""
+    st = page.evaluate(STATE, exercise_id)
+    assert st["verdict"] == "wrong" and st["message"] == "", st
     # the right one, written with a comma decimal where it has decimals
     typed = rounded(expected, digits).replace(".", ",") + ("%" if kind["percent"] else "")
     check(page, field, typed)
-    assert verdict.get_attribute("data-verdict") == "correct", (typed, verdict.text_content())
-    assert field.get_attribute("aria-invalid") is None
+    st = page.evaluate(STATE, exercise_id)
+    assert st["verdict"] == "correct", (typed, st["said"])
+    assert st["invalid"] is None
     # New numbers: other inputs, another answer, a fresh form
     ex.locator("[data-action=new]").focus()
     page.keyboard.press("Enter")
-    new_inputs = json.loads(ex.get_attribute("data-inputs"))
+    st = page.evaluate(STATE, exercise_id)
+    new_inputs = st["inputs"]
     assert new_inputs != inputs
     assert abs(answer(exercise_id, new_inputs) - expected) > tol
-    assert ex.get_attribute("data-seed") != str(SEED)
-    assert verdict.get_attribute("data-verdict") == "" and field.input_value() == ""
-    assert ex.locator("[data-solution]").is_hidden()
-    assert abs(last_number(ex.locator("[data-solution]").text_content()) - answer(exercise_id, new_inputs)) <= tol
-    assert page.evaluate("Reveal.getIndices().h") == slide
+    assert st["seed"] != str(SEED)
+    assert st["verdict"] == "" and st["value"] == ""
+    assert not st["solution_shown"]
+    assert abs(last_number(st["solution"]) - answer(exercise_id, new_inputs)) <= tol
+    assert st["slide"] == slide
     page.watch.assert_clean()
 
 
@@ -162,19 +189,19 @@ def test_every_named_mistake_is_named_in_its_deck(deck_pages, exercise_id):
     page = deck_pages(CATALOG[exercise_id]["deck"])
     open_box(page, exercise_id)
     ex = page.locator(f"[data-exercise='{exercise_id}']")
-    field, verdict = ex.locator("input"), ex.locator("[data-verdict]")
+    field = ex.locator("input")
     names = page.evaluate(NAMES, exercise_id)
     assert len(names) >= 3
     named: set[str] = set()
     for _ in range(30):
-        inputs = json.loads(ex.get_attribute("data-inputs"))
+        inputs = page.evaluate(STATE, exercise_id)["inputs"]
         for slip in page.evaluate(KIND, [exercise_id, inputs])["slips"]:
             if slip["name"] in named:
                 continue
             check(page, field, slip["typed"])
-            assert verdict.get_attribute("data-verdict") == "wrong", (exercise_id, slip)
-            assert verdict.get_attribute("data-mistake") == slip["name"], (exercise_id, slip)
-            assert slip["message"] in verdict.text_content(), (exercise_id, slip)
+            st = page.evaluate(STATE, exercise_id)
+            assert st["verdict"] == "wrong" and st["mistake"] == slip["name"], (exercise_id, slip, st)
+            assert slip["message"] in st["said"], (exercise_id, slip)
             named.add(slip["name"])
         if named == set(names):
             break
