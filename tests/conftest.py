@@ -117,11 +117,24 @@ def shared_lab(gpu_browser, site_url):
     context.close()
 
 
-@pytest.fixture
-def page(browser, site_url):
+def _watched_page(browser, site_url):
     context = browser.new_context()
     pg = context.new_page()
     pg.watch = PageWatch(pg, site_url)
+    return context, pg
+
+
+@pytest.fixture
+def page(browser, site_url):
+    context, pg = _watched_page(browser, site_url)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def gpu_page(gpu_browser, site_url):
+    """A page of the SwiftShader Chromium (WebGPU offered), watched like ``page``."""
+    context, pg = _watched_page(gpu_browser, site_url)
     yield pg
     context.close()
 

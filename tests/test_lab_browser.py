@@ -40,15 +40,6 @@ def fresh(lab):
 # ---------------------------------------------------------------- loading
 
 
-@pytest.fixture
-def gpu_page(gpu_browser, site_url):
-    context = gpu_browser.new_context()
-    pg = context.new_page()
-    pg.watch = PageWatch(pg, site_url)
-    yield pg
-    context.close()
-
-
 def test_page_loads_clean_with_webgpu_and_shows_results(gpu_page, site_url, references):
     # forced: automatic never picks SwiftShader (tests/test_lab_runtime.py)
     page = gpu_page
