@@ -84,14 +84,14 @@ class Job:
                 self._out, self._err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
                 self._started = time.monotonic()
                 env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
+                # coreutils' nice, not a preexec_fn (which is unsafe in a process with threads)
                 self._process = subprocess.Popen(
-                    self.argv,
+                    ["nice", "-n", str(NICE), *self.argv],
                     cwd=self.cwd,
                     stdout=self._out,
                     stderr=self._err,
                     text=True,
                     env=env,
-                    preexec_fn=lambda: os.nice(NICE),
                 )
 
     def running(self) -> bool:
