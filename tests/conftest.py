@@ -394,16 +394,16 @@ def pytest_collection_finish(session):
     import tempfile
 
     from common.settings import ROOT
-    from support.background import JOBS, Job, Lane, LaneTests, in_lane
+    from support.background import JOBS, Job, Lane, LaneTests, in_lane, tests_path
 
     lane = []
     here = [item for item in session.items if not in_lane(item.nodeid)]
     away = [item for item in session.items if in_lane(item.nodeid)] if here else []
     specs = wanted_walks(here)
-    out = Path(tempfile.mkdtemp(prefix="lane-"))
-    _prefetch["out"] = out
+    if specs or away:  # the lane's files: the walks and the lane tests' report
+        out = _prefetch["out"] = Path(tempfile.mkdtemp(prefix="lane-"))
     if specs:
-        env = {"PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}
+        env = {"PYTHONPATH": tests_path(ROOT)}
         job = Job("walks", [sys.executable, "-m", "support.prefetch", str(out), *specs], str(ROOT), 900, env)
         _prefetch.update(job=job, specs=set(specs))
         lane.append(job)

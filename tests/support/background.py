@@ -57,6 +57,11 @@ LANE_TESTS = [
 ]
 
 
+def tests_path(root) -> str:
+    """PYTHONPATH for a lane process run from the project root: tests/ (support) and the root."""
+    return os.pathsep.join([str(Path(root) / "tests"), str(root)])
+
+
 def in_lane(nodeid: str) -> bool:
     # COURSE_LANE_EXTRA: more, comma-separated (tests/test_workshop.py's check of the lane itself)
     extra = [t for t in os.environ.get("COURSE_LANE_EXTRA", "").split(",") if t]
@@ -166,7 +171,7 @@ class LaneTests(Job):
                 "COURSE_LANE_REPORT": out,
                 "COURSE_IN_LANE": "1",
                 "PYTEST_ADDOPTS": "",
-                "PYTHONPATH": os.pathsep.join([str(Path(cwd) / "tests"), cwd]),
+                "PYTHONPATH": tests_path(cwd),
             },
         )
 
