@@ -207,15 +207,29 @@ def notation_only(tmp_path: Path) -> Path:
     return content
 
 
-def test_an_exercise_text_in_another_meaning_stops_the_build(tmp_path):
-    content = notation_only(tmp_path)
-    web = tmp_path / "web"
+@pytest.fixture(scope="module")
+def checked_core(tmp_path_factory) -> Path:
+    """A copy of web/core whose real exercise texts pass the notation check (checked
+    once here; each test below plants one misuse in a copy of it)."""
+    web = tmp_path_factory.mktemp("checked") / "web"
     shutil.copytree(ROOT / "web" / "core", web / "core")
-    path = web / "core" / "exercises-part3.js"
+    reference.check(notation_only(tmp_path_factory.mktemp("notation")), [], web=web)  # the real texts pass
+    return web
+
+
+def planted_core(checked_core: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A fresh copy of the checked web/core: (web, its exercises-part3.js)."""
+    web = tmp_path / "web"
+    shutil.copytree(checked_core, web)
+    return web, web / "core" / "exercises-part3.js"
+
+
+def test_an_exercise_text_in_another_meaning_stops_the_build(tmp_path, checked_core):
+    content = notation_only(tmp_path)
+    web, path = planted_core(checked_core, tmp_path)
     text = path.read_text(encoding="utf-8")
     planted = text.replace("`A window of w = ${T} slots holds", "`A window of T = ${T} slots holds")
     assert planted != text
-    reference.check(content, [], web=web)  # the real texts pass
     path.write_text(planted, encoding="utf-8")
     with pytest.raises(BuildError, match=r"exercises-part3\.js, exercise 'allowed-sources' .*'T = \d+ slots'"):
         reference.check(content, [], web=web)
@@ -229,14 +243,11 @@ def test_an_exercise_text_in_another_meaning_stops_the_build(tmp_path):
         ("running share reaches the threshold.'", "running share reaches p.'", "top-p-renormalised"),
     ],
 )
-def test_an_exercise_writes_top_k_and_top_p_not_bare_k_and_p(tmp_path, real, planted, exercise):
+def test_an_exercise_writes_top_k_and_top_p_not_bare_k_and_p(tmp_path, checked_core, real, planted, exercise):
     content = notation_only(tmp_path)
-    web = tmp_path / "web"
-    shutil.copytree(ROOT / "web" / "core", web / "core")
-    path = web / "core" / "exercises-part3.js"
+    web, path = planted_core(checked_core, tmp_path)
     text = path.read_text(encoding="utf-8")
     assert real in text
-    reference.check(content, [], web=web)  # the real texts pass
     path.write_text(text.replace(real, planted), encoding="utf-8")
     with pytest.raises(BuildError, match=rf"exercise '{exercise}' .*top-k = 3 and top-p = 0\.9"):
         reference.check(content, [], web=web)
