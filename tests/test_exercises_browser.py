@@ -95,7 +95,9 @@ def deck_pages(browser, site_url):
 STATE = """(id) => {
   const ex = document.querySelector(`[data-exercise='${id}']`), verdict = ex.querySelector('[data-verdict]');
   const field = ex.querySelector('input'), solution = ex.querySelector('[data-solution]');
-  const shown = (e) => Boolean(e) && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+  // Playwright's is_visible(): a non-empty box and not visibility: hidden
+  const shown = (e) => { if (!e) return false; const b = e.getBoundingClientRect();
+    return b.width > 0 && b.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
   return { verdict: verdict.getAttribute('data-verdict'), mistake: verdict.getAttribute('data-mistake'),
            said: verdict.textContent, role: verdict.getAttribute('role'),
            message: ex.querySelector('.ex-message').textContent, invalid: field.getAttribute('aria-invalid'),
