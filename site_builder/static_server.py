@@ -72,15 +72,22 @@ def cache_control(url_path: str, query: str, build: str | None) -> str:
 _GZ_LOCK = threading.Lock()  # one compression at a time: a request never compresses what another is compressing
 
 
-@functools.lru_cache(maxsize=64)
-def _gzip(path: str, size: int, mtime_ns: int) -> bytes:
-    return gzip.compress(Path(path).read_bytes(), compresslevel=6, mtime=0)
+_GZ_CACHE: dict[tuple, bytes] = {}  # a file version -> its gzip encoding, the oldest dropped first
+_GZ_KEEP = 64
 
 
-def gzipped(path: str, size: int, mtime_ns: int) -> bytes:
-    """A file's gzip encoding, computed once per version (size and time are the cache key)."""
+def gzipped(path: str, st: os.stat_result) -> bytes:
+    """A file's gzip encoding, computed once per version of the file: its device,
+    inode, size and time (``st``, its os.stat), so that a hard link to it (a copy
+    of the site made of links) is not compressed again."""
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     with _GZ_LOCK:
-        return _gzip(path, size, mtime_ns)
+        body = _GZ_CACHE.get(key)
+        if body is None:
+            body = _GZ_CACHE[key] = gzip.compress(Path(path).read_bytes(), compresslevel=6, mtime=0)
+            while len(_GZ_CACHE) > _GZ_KEEP:
+                del _GZ_CACHE[next(iter(_GZ_CACHE))]
+        return body
 
 
 def precompress(directory: Path) -> None:
@@ -88,8 +95,7 @@ def precompress(directory: Path) -> None:
     that stores them precompressed would serve them): a first visit never waits on it."""
     for path in sorted(Path(directory).rglob("*.wasm"), key=lambda p: p.stat().st_size):  # the WASM build's first
         try:
-            st = path.stat()
-            gzipped(str(path), st.st_size, st.st_mtime_ns)
+            gzipped(str(path), path.stat())
         except OSError:
             pass
 
@@ -204,7 +210,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return self._send_range(path, wanted.strip())
 
     def _send_gzipped(self, path: str, st: os.stat_result):
-        body = gzipped(path, st.st_size, st.st_mtime_ns)
+        body = gzipped(path, st)
         self.send_response(200)
         self.send_header("Content-type", self.guess_type(path))
         self.send_header("Content-Encoding", "gzip")
@@ -287,6 +293,7 @@ def start_server(directory: Path, port: int = 0, handler_class=Handler):
     handler = functools.partial(handler_class, directory=str(directory))
     server = Server(("127.0.0.1", port), handler)
     server.bytes_sent, server.count_lock = 0, threading.Lock()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # polled every 50 ms (the default is 0.5 s), so that shutdown() returns at once
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     threading.Thread(target=precompress, args=(directory,), daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"

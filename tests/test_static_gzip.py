@@ -6,11 +6,13 @@ the file as it is."""
 from __future__ import annotations
 
 import gzip
+import os
 import urllib.error
 import urllib.request
 
 import pytest
 
+from site_builder import static_server
 from site_builder.static_server import accepts_gzip, start_server
 
 
@@ -57,6 +59,26 @@ def test_models_small_files_ranges_and_refusals_go_as_they_are(served):
     assert status == 206 and "Content-Encoding" not in headers and body == (site / "page.html").read_bytes()[:10]
     _, headers, _ = get(f"{url}/page.html", **{"Accept-Encoding": "gzip;q=0, identity"})
     assert "Content-Encoding" not in headers
+
+
+def test_a_file_is_compressed_once_per_version_and_a_hard_link_shares_it(tmp_path, monkeypatch):
+    """The cache key is the file (device, inode) and its version (size, time):
+    a hard link (the tests' copies of the site) is not compressed again; two
+    files with the same size and time, or a file rewritten, are their own."""
+    calls = []
+    compress = gzip.compress
+    monkeypatch.setattr(static_server.gzip, "compress", lambda data, **kw: calls.append(1) or compress(data, **kw))
+    a, b, link = tmp_path / "a.wasm", tmp_path / "b.wasm", tmp_path / "link.wasm"
+    a.write_bytes(b"\0asm" + bytes(range(256)) * 9)
+    b.write_bytes(b"\0asm" + bytes(reversed(range(256))) * 9)
+    os.utime(b, ns=(a.stat().st_atime_ns, a.stat().st_mtime_ns))
+    os.link(a, link)
+    got = {p.name: gzip.decompress(static_server.gzipped(str(p), p.stat())) for p in (a, link, b)}
+    assert got == {"a.wasm": a.read_bytes(), "link.wasm": a.read_bytes(), "b.wasm": b.read_bytes()}
+    assert len(calls) == 2  # a (and its link) once, b once
+    b.unlink()
+    b.write_bytes(b"\0asm" + bytes(range(128)) * 20)  # a new file at the same path, another size
+    assert gzip.decompress(static_server.gzipped(str(b), b.stat())) == b.read_bytes() and len(calls) == 3
 
 
 def test_accept_encoding_parsing():
