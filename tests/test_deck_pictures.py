@@ -11,9 +11,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from common.palette import BLOCKED, GRID
+from common.palette import BLOCKED, GRID, MODELS
 from export.tables.kit import bars as kit_bars
 from export.tables.kit.cells import colour, number
+from export.tables.kit.charts import tick_text
+from export.tables.kit.dots import dot_rows, lanes
+from export.tables.kit.draw import MIN_TEXT, PHONE, SLIDE, text_width
 from export.tables.kit.panels import heatmaps
 from export.tables.kit.scales import scale
 
@@ -87,6 +90,7 @@ def tables(table):
         "results_per_step",
         "results_runs",
         "results_head_cost",
+        "results_summary",
     ]
     return {name: table(name) for name in names}
 
@@ -164,5 +168,92 @@ def test_results_cells_and_bars_follow_the_measured_tables(tables):
         ]
         assert drawn_cells(pic["per_step"]) == expected_cells(masked, "weight", 1.0, 2)
     if runs.get("available"):
-        bars = drawn_bars(pic["selected_steps"])
-        assert [label for _, label in bars] == [f"step {r[2]:,}" for r in runs["rows"]]
+        steps = tables["results_summary"]["steps"]
+        kinds = {k["label"]: k["kind"] for k in tables["results_summary"]["kinds"]}
+        expected = [(f"seed {r[1]}", r[2], MODELS[kinds[r[0]]]) for r in runs["rows"] if isinstance(r[2], int)]
+        for svg, most in ((pic["selected_steps"], SLIDE), (pic["selected_steps_phone"], PHONE)):
+            assert_dot_plot(svg, expected, steps, most)
+        assert all(
+            f"step {r[2]:,}" in ET.fromstring(pic["selected_steps"]).find(f"{NS}desc").text for r in runs["rows"]
+        )
+
+
+def drawn_dots(svg: str) -> list[dict]:
+    """Every dot of a kit/dots.py dot plot in drawing order, with the label
+    drawn after it: its centre, radius, colour, value and label's box (its
+    width estimated as kit/draw.py text_width does)."""
+    items = list(ET.fromstring(svg).iter())
+    out = []
+    for a, b in zip(items, items[1:]):
+        if a.tag == f"{NS}circle" and a.get("class") == "dot":
+            assert b.tag == f"{NS}text", "a dot without its label"
+            x, w = float(b.get("x")), text_width(b.text, float(b.get("font-size")))
+            left = {"start": x, "end": x - w, "middle": x - w / 2}[b.get("text-anchor")]
+            cy, size = float(a.get("cy")), float(b.get("font-size"))
+            out.append(
+                dict(
+                    cx=float(a.get("cx")),
+                    cy=cy,
+                    r=float(a.get("r")),
+                    fill=a.get("fill"),
+                    value=float(a.get("data-value")),
+                    label=b.text,
+                    box=(left, float(b.get("y")) - size * 0.8, left + w, float(b.get("y"))),
+                )
+            )
+    return out
+
+
+def assert_dot_plot(svg: str, expected: list[tuple[str, float, str]], top: float, most: float) -> None:
+    """One dot per (label, value, colour), in that colour, at its value on the
+    axis its round ticks draw (0 to ``top``, the ceiling marked last), each
+    dot's label beside it and inside the figure, no label over another label
+    or another dot, the whole at most ``most`` units wide and its text at least MIN_TEXT."""
+    root = ET.fromstring(svg)
+    assert float(root.get("viewBox").split()[2]) <= most
+    assert all(float(t.get("font-size") or MIN_TEXT) >= MIN_TEXT for t in root.iter(f"{NS}text"))
+    ticks = [(float(t.get("data-value")), float(t.get("x"))) for t in root.find(f"{NS}g[@class='ticks']")]
+    assert ticks[0][0] == 0 and ticks[-1][0] == top and len(ticks) >= 3
+    assert all(tick_text(v) == t.text for (v, _), t in zip(ticks, root.find(f"{NS}g[@class='ticks']")))
+    (v0, x0), (v1, x1) = ticks[0], ticks[-1]
+    dots = drawn_dots(svg)
+    assert [(d["label"], d["value"], d["fill"]) for d in dots] == [(lab, float(v), c) for lab, v, c in expected]
+    for d in dots:
+        # the dot's centre maps its value on the tick axis (coordinates written to 0.1 unit)
+        assert d["cx"] == pytest.approx(x0 + (d["value"] - v0) / (v1 - v0) * (x1 - x0), abs=0.15), d
+        left, upper, right, lower = d["box"]
+        assert upper <= d["cy"] <= lower + d["r"] and min(abs(left - d["cx"]), abs(right - d["cx"])) <= 2 * d["r"], d
+    assert not overlapping([d["box"] for d in dots] + [dot_box(d) for d in dots])
+    width = float(root.get("viewBox").split()[2])
+    assert all(0 <= d["box"][0] and d["box"][2] <= width for d in dots), "a label runs off the figure"
+
+
+def dot_box(d: dict) -> tuple[float, float, float, float]:
+    return (d["cx"] - d["r"], d["cy"] - d["r"], d["cx"] + d["r"], d["cy"] + d["r"])
+
+
+def overlapping(boxes: list[tuple[float, float, float, float]]) -> list:
+    """The pairs of (left, top, right, bottom) boxes that overlap."""
+    return [
+        (a, b)
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    ]
+
+
+def test_lanes_stack_only_what_would_collide():
+    # two far apart share lane 0; one that touches the first goes to lane 1; a span held from the start pushes one down
+    assert lanes([(0, 50), (100, 150), (40, 90)], gap=0) == [0, 0, 1]
+    assert lanes([(0, 10), (12, 20)], gap=4) == [0, 1]
+    assert lanes([(0, 10)], taken=[[(5, 8)], [(30, 40)]]) == [1]
+
+
+def test_a_dot_plot_puts_every_dot_at_its_value_and_stacks_colliding_ones():
+    rows = [("a", MODELS["mlp"], [("seed 1", 100), ("seed 2", 100), ("seed 3", 990)]), ("b", MODELS["attn1"], [])]
+    for phone in (False, True):
+        d = dot_rows("t-dots", "dots", "three runs", rows, 1000, "step", "ceiling", phone=phone)
+        expected = [(lab, v, MODELS["mlp"]) for lab, v in rows[0][2]]
+        assert_dot_plot(d.render(), expected, 1000, PHONE if phone else SLIDE)
+        same = [x for x in drawn_dots(d.render()) if x["value"] == 100]
+        assert same[0]["cx"] == same[1]["cx"] and same[0]["cy"] != same[1]["cy"]  # stacked, not hidden

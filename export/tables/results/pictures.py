@@ -1,8 +1,9 @@
 """The results deck's matrices drawn as heatmaps of coloured cells and its
-per-run numbers drawn as bars (issue 20), each from the numbers of its own
-table (table ``results_pictures``): one prompt's path from text to IDs, the
-final query's four weight rows, the one-pass rows beside the per-step rows,
-every run's selected step and the training seconds per model. The tables
+training seconds per model drawn as bars (issue 20), each from the numbers
+of its own table (table ``results_pictures``): one prompt's path from text
+to IDs, the final query's four weight rows, the one-pass rows beside the
+per-step rows, every run's selected step (a dot plot on the step axis,
+issue 35) and the training seconds per model. The tables
 stay on the slides' notes, so the reading view and print keep every number."""
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from common.palette import MODELS
 
 from ..kit.bars import bars
-from ..kit.draw import flow
+from ..kit.cell_panels import natural_size
+from ..kit.dots import dot_rows
+from ..kit.draw import PHONE, arranged, flow
 from ..kit.numbers import shape_text
 from ..kit.panels import heatmaps
 from ..kit.registry import table
@@ -38,6 +41,25 @@ def prompt_path(att: dict) -> str:
         ["vocabulary", "left-pad", "lookup"],
         width=900,
     )
+
+
+def selected_steps(rows: list, labels: list[str], kind_of: dict, res: dict) -> str:
+    """Every run's selected step as a dot on one 0 to ``res['steps']`` step
+    axis: a row per model in its colour, a dot per seed (seeds that chose
+    the same or a near step stand one above the other), the ceiling marked."""
+    title = f"The step each run's checkpoint was taken from, out of {res['steps']:,}"
+    desc = (
+        "Selected step (lowest validation loss) of every run: "
+        + "; ".join(f"{lab}: step {r[2]:,}" for lab, r in zip(labels, rows))
+        + f". The step ceiling is {res['steps']:,}."
+    )
+    kinds = [k["kind"] for k in res["kinds"] if any(kind_of.get(r[0]) == k["kind"] for r in rows)]
+    dots = [(SHORT[k], MODELS[k], [(f"seed {r[1]}", r[2]) for r in rows if kind_of.get(r[0]) == k]) for k in kinds]
+    same = dict(vmax=res["steps"], axis_label="optimizer step", ceiling_label=f"ceiling: {res['steps']:,} steps")
+    wide = dot_rows("fig-res-selected", title, desc, dots, **same)
+    phone = dot_rows("fig-res-selected-phone", title, desc, dots, phone=True, **same)
+    # at one px per unit at most: the slide shows it at its drawn size, its text at 18 px
+    return arranged(natural_size(wide), natural_size(phone) if phone.width <= PHONE else None)
 
 
 @table("results_pictures", needs=["results_attention", "results_per_step", "results_runs", "results_summary"])
@@ -87,20 +109,7 @@ def pictures(results_attention, results_per_step, results_runs, results_summary)
         kind_of = {k["label"]: k["kind"] for k in res["kinds"]}
         rows = [r for r in runs["rows"] if isinstance(r[2], int)]
         labels = [f"{SHORT.get(kind_of.get(r[0]), r[0])}, seed {r[1]}" for r in rows]
-        out["selected_steps"] = bars(
-            "fig-res-selected",
-            f"The step each run's checkpoint was taken from, out of {res['steps']:,}",
-            "Selected step (lowest validation loss) of every run: "
-            + "; ".join(f"{lab}: step {r[2]:,}" for lab, r in zip(labels, rows))
-            + f". The step ceiling is {res['steps']:,}.",
-            labels,
-            [("", [r[2] for r in rows])],
-            vmax=res["steps"],
-            fmt=lambda v: f"step {v:,}",
-            colours=[MODELS.get(kind_of.get(r[0]), MODELS["attn1"]) for r in rows],
-            bar_h=34,
-            width=1000,
-        )
+        out["selected_steps"] = selected_steps(rows, labels, kind_of, res)
         kinds = [k for k in res["kinds"] if k.get("available")]
         out["seconds"] = bars(
             "fig-res-seconds",
