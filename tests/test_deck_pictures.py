@@ -149,9 +149,25 @@ def test_part3_distributions_are_bars_of_the_decoding_tables(tables):
         assert bars[1][0] == bars[2][0] and bars[0][0] / bars[1][0] == pytest.approx(cmp["mlp_ratio"], rel=1e-3)
     sd = tables["results_worked"]
     if sd.get("available"):
-        desc = ET.fromstring(pic["seeds"]).find(f"{NS}desc").text
-        assert f"mean {sd['mean']:.2f}, sample SD {sd['sd']:.2f}" in desc
-        assert all(f"{v:.2f}" in desc for v in sd["values"])
+        for key in ("seeds", "seeds_phone"):
+            root = ET.fromstring(pic[key])
+            desc = root.find(f"{NS}desc").text
+            assert f"mean {sd['mean']:.2f}, sample SD {sd['sd']:.2f}" in desc
+            assert all(f"{v:.2f}" in desc for v in sd["values"])
+            texts = [t.text for t in root.iter(f"{NS}text")]
+            assert all(f"seed {s}: {number(v, 2)}" in texts for s, v in zip(sd["seeds"], sd["values"]))
+        # the phone's arrangement fits a phone, its text no smaller and no two of its texts on one another
+        root = ET.fromstring(pic["seeds_phone"])
+        width = float(root.get("viewBox").split()[2])
+        assert width <= PHONE
+        boxes = []
+        for t in root.iter(f"{NS}text"):
+            size, x, w = float(t.get("font-size")), float(t.get("x")), text_width(t.text, float(t.get("font-size")))
+            assert size >= MIN_TEXT
+            left = {"start": x, "end": x - w, "middle": x - w / 2}[t.get("text-anchor")]
+            assert 0 <= left and left + w <= width, t.text
+            boxes.append((left, float(t.get("y")) - size * 0.8, left + w, float(t.get("y"))))
+        assert not overlapping(boxes)
 
 
 def test_results_cells_and_bars_follow_the_measured_tables(tables):

@@ -55,7 +55,6 @@ ALLOWED: dict[str, str] = {
     "chart-position-similarity": "similarity by distance chart with its legend on the right; not redrawn yet",
     "fig-p3-final-query": "the score matrix with only its final row computed: its square shape is the point",
     "part3-replay-one": "one head's weights with their values over ten tokens: ten numbered cells need 500 units",
-    "fig-p3-seeds": "a dot plot of seeds on a shared loss axis with its worked mean; not redrawn yet",
     # Part IV
     "results-attention-wins": "per-bucket differences for two models on one axis; not redrawn for a phone yet",
     "fig-res-per-step": "two ten by ten causal weight matrices: each alone is wider than a phone",

@@ -27,7 +27,8 @@ from models.nets import KINDS
 
 from ..kit.bars import bars
 from ..kit.cells import cells, legend, number
-from ..kit.draw import MIN_TEXT, Drawing, text_width
+from ..kit.dots import lanes
+from ..kit.draw import MIN_TEXT, PHONE, Drawing, arranged, text_width
 from ..kit.numbers import shape_text
 from ..kit.panels import heatmaps
 from ..kit.registry import table
@@ -97,39 +98,85 @@ def messages(fish: dict) -> str:
 
 def seed_dots(worked: dict) -> str:
     """The runs' test perplexities as dots on one axis, the mean as a line and
-    ±1 SD as a band: what the worked mean ± SD summarises."""
+    ±1 SD as a band: what the worked mean ± SD summarises. Drawn a second
+    time PHONE units wide for a phone (kit/draw.py ``arranged``)."""
+    return arranged(_seed_dots(worked, phone=False).render(), _seed_dots(worked, phone=True))
+
+
+def _seed_dots(worked: dict, phone: bool) -> Drawing:
+    """``seed_dots``'s drawing at a slide's width, or at PHONE units with the
+    SD's label above the band and the seeds' labels on lanes (kit/dots.py
+    ``lanes``) so that none runs into another or into the axis's ends."""
     values, seeds, mean, sd = worked["values"], worked["seeds"], worked["mean"], worked["sd"]
     lo, hi = min(values + [mean - sd]), max(values + [mean + sd])
     pad = (hi - lo) * 0.25
     lo, hi = lo - pad, hi + pad
-    width, axis_y = 1000, 104
-    x0, x1 = 90, width - 90
+    ends = [number(lo, 2), number(hi, 2)]
+    if phone:
+        # the axis's end values stand under its ends, inside the drawing
+        width, top = PHONE, 24
+        x0 = text_width(ends[0], MIN_TEXT) / 2 + 8
+        x1 = width - text_width(ends[1], MIN_TEXT) / 2 - 8
+    else:
+        width, top, x0, x1 = 1000, 0, 90, 910
+    axis_y = 104 + top
+    texts = [f"seed {s}: {number(v, 2)}" for s, v in zip(seeds, values)]
+
+    def px(v):
+        return x0 + (v - lo) / (hi - lo) * (x1 - x0)
+
+    def span(x, text):
+        w = text_width(text, MIN_TEXT)
+        left = min(max(x - w / 2, 2), width - 2 - w)  # kept inside the drawing
+        return left, left + w
+
+    if phone:
+        not0 = x0 - text_width(ends[0], MIN_TEXT) / 2
+        taken = [[span(x0, ends[0]), span(x1, ends[1])], [(not0, not0 + text_width("(not 0)", MIN_TEXT))]]
+        spans = [span(px(v), t) for v, t in zip(values, texts)]
+        lane_of = lanes(spans, gap=12, taken=taken)
+    else:
+        lane_of = [k % 2 for k in range(len(values))]
     d = Drawing(
         width,
-        axis_y + 66,
-        "fig-p3-seeds",
+        axis_y + 40 + 26 * max(max(lane_of), 1),
+        f"fig-p3-seeds{'-phone' if phone else ''}",
         f"{worked['label']}: test perplexity of each seed, the mean and ±1 SD",
         f"Seeds {', '.join(str(s) for s in seeds)} give test perplexities "
         + ", ".join(f"{v:.2f}" for v in values)
         + f"; mean {mean:.2f}, sample SD {sd:.2f}. The axis runs from {lo:.2f} to {hi:.2f}, not from zero.",
     )
-
-    def px(v):
-        return x0 + (v - lo) / (hi - lo) * (x1 - x0)
-
     # the ±1 SD band in a neutral: it is no attention weight, so not the weight ramp's blue
-    d.rect(px(mean - sd), 40, px(mean + sd) - px(mean - sd), axis_y - 40, fill=SURFACE, stroke="none", radius=0)
-    d.rect(px(mean) - 1.5, 32, 3, axis_y - 32, fill=ACCENT, stroke="none", radius=0)
-    d.text(px(mean), 24, f"mean {number(mean, 2)}", size=MIN_TEXT, fill=ACCENT, weight="600")
-    d.text(px(mean + sd) + 8, 60, f"± 1 SD = {number(sd, 2)}", size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.rect(
+        px(mean - sd), 40 + top, px(mean + sd) - px(mean - sd), axis_y - 40 - top, fill=SURFACE, stroke="none", radius=0
+    )
+    d.rect(px(mean) - 1.5, 32 + top, 3, axis_y - 32 - top, fill=ACCENT, stroke="none", radius=0)
+    mean_text, sd_text = f"mean {number(mean, 2)}", f"± 1 SD = {number(sd, 2)}"
+    if phone:
+        # the SD's label on the top line, the mean's under it: each centred on the mean's line, kept inside
+        d.text(
+            span(px(mean), mean_text)[0], 24 + top, mean_text, size=MIN_TEXT, fill=ACCENT, weight="600", anchor="start"
+        )
+        d.text(span(px(mean), sd_text)[0], 24, sd_text, size=MIN_TEXT, fill=MUTED, anchor="start")
+    else:
+        d.text(px(mean), 24, mean_text, size=MIN_TEXT, fill=ACCENT, weight="600")
+        d.text(px(mean + sd) + 8, 60, sd_text, size=MIN_TEXT, anchor="start", fill=MUTED)
     d.rect(x0, axis_y, x1 - x0, 1.5, fill=GRID, stroke="none", radius=0)
-    for k, (s, v) in enumerate(zip(seeds, values)):
+    for k, (v, text) in enumerate(zip(values, texts)):
         d.dot(px(v), axis_y - 14, 10, INK)
-        d.text(px(v), axis_y + 28 + (k % 2) * 26, f"seed {s}: {number(v, 2)}", size=MIN_TEXT, fill=INK)
-    d.text(x0, axis_y + 28, number(lo, 2), size=MIN_TEXT, fill=MUTED, anchor="end")
-    d.text(x1, axis_y + 28, number(hi, 2), size=MIN_TEXT, fill=MUTED, anchor="start")
-    d.text(x0 - 4, axis_y + 54, "(not 0)", size=MIN_TEXT, fill=MUTED, anchor="end")
-    return d.render()
+        if phone:
+            d.text(span(px(v), text)[0], axis_y + 28 + lane_of[k] * 26, text, size=MIN_TEXT, fill=INK, anchor="start")
+        else:
+            d.text(px(v), axis_y + 28 + lane_of[k] * 26, text, size=MIN_TEXT, fill=INK)
+    if phone:
+        d.text(x0, axis_y + 28, ends[0], size=MIN_TEXT, fill=MUTED)
+        d.text(x1, axis_y + 28, ends[1], size=MIN_TEXT, fill=MUTED)
+        d.text(not0, axis_y + 54, "(not 0)", size=MIN_TEXT, fill=MUTED, anchor="start")
+    else:
+        d.text(x0, axis_y + 28, ends[0], size=MIN_TEXT, fill=MUTED, anchor="end")
+        d.text(x1, axis_y + 28, ends[1], size=MIN_TEXT, fill=MUTED, anchor="start")
+        d.text(x0 - 4, axis_y + 54, "(not 0)", size=MIN_TEXT, fill=MUTED, anchor="end")
+    return d
 
 
 def final_query(mod: dict) -> str:
