@@ -19,8 +19,9 @@ import pytest
 
 from common.palette import BLOCKED, SENTENCES, SIGNED_SCALE, WEIGHT_SCALE, scale_colour
 from export.tables.kit.cells import number
+from export.tables.kit.draw import PHONE, PHONE_KEY
 from export.tables.kit.scales import scale
-from export.tables.part2 import pictures, toy
+from export.tables.part2 import pictures, scaling, toy
 
 CELL = re.compile(r'<rect [^>]*?width="([\d.]+)" [^>]*?fill="(#[0-9a-f]{6})"[^>]*/><text [^>]*>([^<]*)</text>')
 
@@ -35,6 +36,7 @@ NAMES = [
     "part2_positions",
     "part2_bank",
     "part2_swap2d",
+    "part2_scaling",
 ]
 
 
@@ -106,6 +108,57 @@ def test_probability_bars_are_as_long_as_their_values(t):
     assert len(widths) == len(river) + 1  # the key's swatch first
     for w, v in zip(widths[1:], river):
         assert w == pytest.approx(widths[1] * v / river[0], abs=0.15)
+
+
+PATH = re.compile(r'<path d="([^"]+)" fill="(#[0-9a-f]{6})" stroke="none" data-counts="([0-9 ]+)"')
+
+
+def test_the_spread_histograms_are_the_tables_simulated_scores(t):
+    """ "The spread grows with d_k": each panel is a histogram of the very scores
+    whose variance the slide's table prints (the same generator and seed); its
+    bins hold every pair, its bars are as tall as their counts (to the panel's
+    tallest), it prints the table's variance, and each column's panels stand
+    on one x range."""
+    sc = t["part2_scaling"]
+    spread, rows = sc["spread"], {r["d_k"]: r for r in sc["simulation"]}
+    _, _, raws = scaling.simulation()
+    assert set(spread["d_k"]) <= set(rows) and spread["d_k"][0] == 1 and spread["d_k"][-1] == 64
+    for key, var in (("unscaled", "var_raw"), ("scaled", "var_scaled")):
+        h = spread[key]
+        for dk, counts, v in zip(spread["d_k"], h["counts"], h["variance"]):
+            samples = raws[dk] if key == "unscaled" else raws[dk] / math.sqrt(dk)
+            assert sum(counts) == sc["n_pairs"] == len(samples)
+            assert np.histogram(samples, bins=h["edges"])[0].tolist() == counts
+            assert float(samples.var()) == pytest.approx(rows[dk][var], rel=1e-12) == v
+            # the variance read back from the bins alone agrees, up to what binning adds (a
+            # bin's width w: about w²/12, Sheppard's correction; at most w²/4 here)
+            edges = np.array(h["edges"])
+            mids, w = (edges[1:] + edges[:-1]) / 2, edges[1] - edges[0]
+            binned = float(np.average(mids**2, weights=counts) - np.average(mids, weights=counts) ** 2)
+            assert abs(binned - v) <= w**2 / 4 + 0.02 * v
+        lo, hi = h["edges"][0], h["edges"][-1]
+        assert lo == -hi and lo <= min(h["ticks"]) <= max(h["ticks"]) <= hi
+    svg = t["part2_pictures"]["spread"]
+    paths = PATH.findall(svg)
+    drawn = [" ".join(map(str, c)) for key in ("unscaled", "scaled") for c in spread[key]["counts"]]
+    assert [c for _, _, c in paths] == drawn
+    n = len(spread["d_k"])
+    for column in (paths[:n], paths[n:]):
+        xs = [[float(v) for v in re.findall(r"[ML]([-\d.]+),", d)] for d, _, _ in column]
+        assert len({(min(x), max(x)) for x in xs}) == 1  # one x range per column
+        assert len({f for _, f, _ in column}) == 1
+        for d, _, counts in column:  # each bin's bar as tall as its count, to the panel's tallest
+            ys = [float(v) for v in re.findall(r"L[-\d.]+,([-\d.]+) L", d)]
+            base, counts = float(re.match(r"M[-\d.]+,([-\d.]+)", d).group(1)), [int(c) for c in counts.split()]
+            heights = [base - y for y in ys]
+            for h_, c in zip(heights, counts):
+                assert h_ == pytest.approx(max(heights) * c / max(counts), abs=0.1)
+    printed = re.findall(r">variance ([0-9.,]+)</text>", svg)
+    assert printed == [number(rows[dk][v], 2) for v in ("var_raw", "var_scaled") for dk in spread["d_k"]]
+    assert all(f"d_k = {dk}: variance {number(rows[dk]['var_raw'], 2)} unscaled" in svg for dk in spread["d_k"])
+    phone = t["part2_pictures"]["spread" + PHONE_KEY]
+    assert float(re.search(r'viewBox="0 0 ([\d.]+) ', phone).group(1)) <= PHONE
+    assert PATH.findall(phone) and [c for _, _, c in PATH.findall(phone)] == [c for _, _, c in paths]
 
 
 def test_four_ways_draw_every_weight_of_both_sentences(t):

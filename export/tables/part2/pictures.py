@@ -11,8 +11,9 @@ from __future__ import annotations
 from common.palette import ACCENT, ACCENT_MID, GRID, LINE, MUTED, SENTENCES
 
 from ..kit.bars import bars, column_rows
-from ..kit.cells import cells, legend
+from ..kit.cells import cells, legend, number
 from ..kit.draw import MIN_TEXT, SLIDE, Drawing, text_width
+from ..kit.histograms import Column, histograms
 from ..kit.registry import table
 from ..kit.table_cells import Group, table_figure
 from .position_pictures import rope_rotation, sinusoid_heatmap
@@ -181,16 +182,42 @@ def random_pair(scaling: dict) -> str:
 
 
 def spread(scaling: dict) -> str:
-    rows = scaling["simulation_table"]["rows"]
-    return bars(
+    """The simulated scores of three widths as histograms: q·k on the left,
+    q·k/√d_k on the right, each column on one axis; each panel prints the
+    variance of its scores as the slide's table has it."""
+    spread = scaling["spread"]
+    rows = {r[0]: r for r in scaling["simulation_table"]["rows"]}
+    dims = spread["d_k"]
+    n = f"{scaling['n_pairs']:,}"
+    columns = [
+        Column(
+            heading,
+            axis,
+            spread[key]["edges"],
+            spread[key]["ticks"],
+            spread[key]["counts"],
+            [f"variance {number(rows[dk][at], 2)}" for dk in dims],
+            colour,
+        )
+        for key, heading, axis, at, colour in (
+            ("unscaled", "q·k, unscaled", "q·k", 2, ACCENT),
+            ("scaled", "q·k/√d_k, scaled", "q·k/√d_k", 4, ACCENT_MID),
+        )
+    ]
+    desc = (
+        f"Histograms of {n} simulated dot products q·k per width, unscaled and divided by √d_k, "
+        "each column on one axis: "
+        + "; ".join(
+            f"d_k = {dk}: variance {number(rows[dk][2], 2)} unscaled, {number(rows[dk][4], 2)} scaled" for dk in dims
+        )
+        + ". Unscaled, the spread widens with d_k; divided by √d_k, it stays the same."
+    )
+    return histograms(
         "part2-spread",
-        "The variance of q·k grows with d_k; divided by √d_k it stays near 1",
-        None,
-        [f"d_k = {r[0]}" for r in rows],
-        [("variance of q·k", [r[2] for r in rows], ACCENT), ("variance of q·k/√d_k", [r[4] for r in rows], ACCENT_MID)],
-        grouped=True,
-        digits=2,
-        bar_h=24,
+        "The spread of q·k grows with d_k; divided by √d_k it stays put",
+        desc,
+        [f"d_k = {dk}" for dk in dims],
+        columns,
     )
 
 
