@@ -168,6 +168,14 @@ def test_four_ways_draw_every_weight_of_both_sentences(t):
     rows = [cmp["river"]["table"]["rows"][k][1:] for k in (1, 2, 3)] + [cmp["cheque"]["table"]["rows"][3][1:]]
     assert printed == [number(v, 2) for row in rows for v in row]
     assert svg.count(">✓</text>") == cmp["river"]["table"]["rows"][0].count("✓")
+    # on a phone: the same rows over the words in runs that fit PHONE units, every weight and mark once
+    phone = t["part2_pictures"]["four_ways" + PHONE_KEY]
+    assert float(re.search(r'viewBox="0 0 ([\d.]+) ', phone).group(1)) <= PHONE
+    assert sorted(re.findall(r">([0-9]\.[0-9]{2})</text>", phone)) == sorted(printed)
+    assert phone.count(">✓</text>") == svg.count(">✓</text>")
+    runs = phone.count(">attention, river sentence</text>")
+    names = re.findall(r'weight="600"[^>]*>([^<]+)</text>', svg)
+    assert runs > 1 and len(names) == 5 and all(phone.count(f">{name}</text>") == runs for name in names)
 
 
 def test_the_search_scores_the_longer_key_query(t):

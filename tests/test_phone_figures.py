@@ -43,7 +43,6 @@ ALLOWED: dict[str, str] = {
     "part2-final-weights": "two sentences' weights over ten words on one axis; not redrawn for a phone yet",
     "part2-attention-matrix": "the full ten by ten weight matrix: its square shape is the point",
     "part2-before-after": "each row before and after, side by side so they compare; not redrawn yet",
-    "part2-four-ways": "four rules' column bars over the same ten words; not redrawn for a phone yet",
     "part2-position-rows": "token rows plus position rows equal sum rows on one line; not redrawn yet",
     "part2-sinusoid": "sinusoid curves per coordinate over positions; its own chart, not redrawn yet",
     "part2-rope": "rotated query and key vectors on a circle beside their numbers; not redrawn yet",

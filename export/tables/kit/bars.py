@@ -38,7 +38,7 @@ from common.palette import (
 )
 
 from .cells import number
-from .draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, stack, text_width
+from .draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, stack, text_width, wrap_words
 
 PROBABILITY = ACCENT_MID  # a bar's colour unless a series or a label has its own
 BLOCKED_TEXT = "blocked: −∞ before the softmax"
@@ -191,14 +191,15 @@ def column_rows(
     row's bars; a value that is not a number is printed as it is (``mark``
     gets a full-height grey column, anything else none). A label may be a
     tuple: one line each (say the word of each sentence at that position);
-    ``colours`` gives each row its own colour."""
+    ``colours`` gives each row its own colour.
+
+    A figure wider than a phone is drawn a second time for one (kit/draw.py
+    ``arranged``): the labels split into runs as long as PHONE units hold
+    (the widest label sets a column's width), each run with every row, one
+    run under the other, on the same scale."""
     numbers = [v for _, vs in rows for v in vs if isinstance(v, (int, float))]
     vmax = vmax or max(numbers, default=1.0) or 1.0
-    n = len(labels)
-    col_w = (width - 20) / n
-    top = 10
     lines = [lab if isinstance(lab, tuple) else (lab,) for lab in labels]
-    height = top + len(rows) * row_h + (MIN_TEXT + 6) * max(len(x) for x in lines) + 20
     desc = desc or "; ".join(
         f"{name}: "
         + ", ".join(
@@ -206,10 +207,45 @@ def column_rows(
         )
         for name, vs in rows
     )
+    same = dict(digits=digits, vmax=vmax, row_h=row_h, colour=colour, colours=colours, mark=mark, desc=desc)
+    wide = _column_rows(ident, title, labels, rows, width=width, **same)
+    if width <= PHONE:
+        return wide.render()
+    widest = max(text_width(line, MIN_TEXT) for lab in lines for line in lab)
+    per = max(1, int((PHONE - 20) // widest))
+    runs = -(-len(labels) // per)  # as few runs as fit, as even as they can be
+    per = -(-len(labels) // runs)
+    drawn = [
+        _column_rows(
+            f"{ident}-phone-{k}",
+            title,
+            labels[k * per : (k + 1) * per],
+            [(name, vs[k * per : (k + 1) * per]) for name, vs in rows],
+            width=PHONE,
+            **same,
+        )
+        for k in range(runs)
+    ]
+    return arranged(wide.render(), stack(f"{ident}-phone", title, desc + ".", drawn, gap=28))
+
+
+def _column_rows(ident, title, labels, rows, digits, vmax, width, row_h, colour, colours, mark, desc) -> Drawing:
+    """``column_rows``'s drawing of ``rows`` over ``labels`` at ``width``."""
+    n = len(labels)
+    col_w = (width - 20) / n
+    top = 10
+    lines = [lab if isinstance(lab, tuple) else (lab,) for lab in labels]
+    # a row's name on as many lines as the width needs (bold: wrapped at the plain width it takes)
+    names = [wrap_words(name, (width - 20) * 0.46 / 0.5) for name, _ in rows]
+    tops = [top + r * row_h + (MIN_TEXT + 6) * sum(len(x) - 1 for x in names[:r]) for r in range(len(rows))]
+    rows_h = len(rows) * row_h + (MIN_TEXT + 6) * sum(len(x) - 1 for x in names)
+    height = top + rows_h + (MIN_TEXT + 6) * max(len(x) for x in lines) + 20
     d = Drawing(width, height, ident, title, desc + ".")
-    for r, (name, vs) in enumerate(rows):
-        y0 = top + r * row_h
-        d.text(10, y0 + MIN_TEXT, name, size=MIN_TEXT, anchor="start", weight="600")
+    for r, (_, vs) in enumerate(rows):
+        y0 = tops[r]
+        for k, line in enumerate(names[r]):
+            d.text(10, y0 + MIN_TEXT + k * (MIN_TEXT + 6), line, size=MIN_TEXT, anchor="start", weight="600")
+        y0 += (MIN_TEXT + 6) * (len(names[r]) - 1)
         base = y0 + row_h - 4
         bar_top = y0 + MIN_TEXT + 6
         d.rect(10, base, width - 20, 0.01, fill=GRIDLINE, stroke=GRID, width=1, radius=0)
@@ -226,6 +262,6 @@ def column_rows(
                 d.text(cx + col_w / 2, (bar_top + base) / 2 + MIN_TEXT * 0.35, str(v), size=MIN_TEXT, fill=MUTED)
     for c, lab in enumerate(lines):
         for k, line in enumerate(lab):
-            y = top + len(rows) * row_h + MIN_TEXT + 8 + k * (MIN_TEXT + 6)
+            y = top + rows_h + MIN_TEXT + 8 + k * (MIN_TEXT + 6)
             d.text(10 + c * col_w + col_w / 2, y, line, size=MIN_TEXT, fill=INK_SOFT if k else INK)
-    return d.render()
+    return d
