@@ -38,7 +38,6 @@ ALLOWED: dict[str, str] = {
     "part2-projections": "W_Q, W_K, W_V matrices side by side with their inputs; not redrawn for a phone yet",
     "part2-qkv-lifetime": "five words' q, k, v boxes linked by cache lines along a row; not redrawn yet",
     "part2-random-pair": "two random vectors and their dot product on one line; not redrawn for a phone yet",
-    "part2-saturation": "softmax outputs for three scales across a shared axis; not redrawn for a phone yet",
     "part2-causal-mask": "a ten by ten weight matrix: every column is a word the mask rule is about",
     "part2-final-weights": "two sentences' weights over ten words on one axis; not redrawn for a phone yet",
     "part2-attention-matrix": "the full ten by ten weight matrix: its square shape is the point",

@@ -210,32 +210,54 @@ def qkv_lifetime(model: dict) -> str:
 
 
 def saturation(scaling: dict) -> str:
+    """The top weight of the unscaled and the scaled scores as d_k grows, a
+    line each: at a slide's width with each line's name at its end, and on a
+    phone (PHONE units) with the names above the plot."""
     rows = scaling["saturation"]
     desc = (
         "Top softmax weight for two keys one standard deviation above and below the mean, as d_k grows: "
         + "; ".join(f"d_k {r['d_k']}: {r['top_raw']:.3f} unscaled, {r['top_scaled']:.3f} scaled" for r in rows)
         + ". Without dividing by √d_k the top weight heads to 1 and the softmax slope vanishes."
     )
-    d = Drawing(1000, 330, "part2-saturation", "Without √d_k the top weight saturates as d_k grows", desc)
-    x0, y0, w, h = 110, 30, 640, 240
-    lo = 0.5
-    d.rect(x0, y0, w, h, fill=PAPER, stroke=LINE, radius=0)
-    for t in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
-        y = y0 + h - (t - lo) / (1 - lo) * h
-        d.polyline([(x0, y), (x0 + w, y)], colour=GRIDLINE, width=1, arrow=False)
-        d.text(x0 - 8, y + 5, f"{t:.1f}", size=MIN_TEXT, anchor="end")
-    xs = [x0 + 30 + i * (w - 60) / (len(rows) - 1) for i in range(len(rows))]
-    for x, r in zip(xs, rows):
-        d.text(x, y0 + h + 22, str(r["d_k"]), size=MIN_TEXT)
-    d.text(x0 + w / 2, y0 + h + 48, "d_k (width of queries and keys)", size=MIN_TEXT)
-    d.text(30, y0 + h / 2, "top weight", size=MIN_TEXT, transform=f"rotate(-90 30 {y0 + h / 2})")
-    for key, colour, label in (("top_raw", ALERT, "q·k, unscaled"), ("top_scaled", ACCENT, "q·k/√d_k")):
-        pts = [(x, y0 + h - (r[key] - lo) / (1 - lo) * h) for x, r in zip(xs, rows)]
-        d.polyline(pts, colour=colour, width=3, arrow=False)
-        for x, y in pts:
-            d.dot(x, y, 5, colour)
-        d.text(x0 + w + 14, pts[-1][1] + 5, label, size=MIN_TEXT, anchor="start", fill=colour, weight="600")
-    return d.render()
+    lines = (("top_raw", ALERT, "q·k, unscaled"), ("top_scaled", ACCENT, "q·k/√d_k"))
+
+    def draw(phone: bool) -> Drawing:
+        top = 2 * 28 + 10 if phone else 0  # the lines' names, one a row, above a phone's plot
+        width, x0, w = (PHONE, 70, PHONE - 70 - 16) if phone else (1000, 110, 640)
+        ident = "part2-saturation" + ("-phone" if phone else "")
+        d = Drawing(width, 330 + top, ident, "Without √d_k the top weight saturates as d_k grows", desc)
+        y0, h, lo = 30 + top, 240, 0.5
+        d.rect(x0, y0, w, h, fill=PAPER, stroke=LINE, radius=0)
+        for t in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
+            y = y0 + h - (t - lo) / (1 - lo) * h
+            d.polyline([(x0, y), (x0 + w, y)], colour=GRIDLINE, width=1, arrow=False)
+            d.text(x0 - 8, y + 5, f"{t:.1f}", size=MIN_TEXT, anchor="end")
+        inset = 20 if phone else 30
+        xs = [x0 + inset + i * (w - 2 * inset) / (len(rows) - 1) for i in range(len(rows))]
+        for x, r in zip(xs, rows):
+            d.text(x, y0 + h + 22, str(r["d_k"]), size=MIN_TEXT)
+        d.text(x0 + w / 2, y0 + h + 48, "d_k (width of queries and keys)", size=MIN_TEXT)
+        d.text(
+            30 if not phone else 14,
+            y0 + h / 2,
+            "top weight",
+            size=MIN_TEXT,
+            transform=f"rotate(-90 {30 if not phone else 14} {y0 + h / 2})",
+        )
+        for n, (key, colour, label) in enumerate(lines):
+            pts = [(x, y0 + h - (r[key] - lo) / (1 - lo) * h) for x, r in zip(xs, rows)]
+            d.polyline(pts, colour=colour, width=3, arrow=False)
+            for x, y in pts:
+                d.dot(x, y, 5, colour)
+            if phone:
+                ly = 22 + n * 28
+                d.polyline([(x0, ly - 6), (x0 + 28, ly - 6)], colour=colour, width=3, arrow=False)
+                d.text(x0 + 38, ly, label, size=MIN_TEXT, anchor="start", fill=colour, weight="600")
+            else:
+                d.text(x0 + w + 14, pts[-1][1] + 5, label, size=MIN_TEXT, anchor="start", fill=colour, weight="600")
+        return d
+
+    return arranged(draw(False).render(), draw(True))
 
 
 @table("part2_figures", needs=["part2_model", "part2_walk", "part2_bank", "part2_scaling"])
