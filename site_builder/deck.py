@@ -44,8 +44,12 @@ FRONT_KEYS = {
 REQUIRED = ("title", "order")
 BLOCK_TAG = re.compile(r"\{%.*?%\}|\{#.*?#\}")
 LINE_BLOCK = re.compile(r"^(Takeaway|Step):[ \t]+(.+)$", re.M)
+# `Section: NAME` on a line of its own opens a section of the deck: the slide
+# carrying it and every later one until the next show NAME as where the learner
+# is (templates/deck.html, read.html)
+SECTION_LINE = re.compile(r"^Section:[ \t]+(.+?)[ \t]*$\n?", re.M)
 # a slide's leading title (and map strip) and its closing takeaway (Slide.parts)
-SLIDE_HEAD = re.compile(r'\s*<h[12][^>]*>.*?</h[12]>\s*(?:<nav class="map".*?</nav>)?', re.S)
+SLIDE_HEAD = re.compile(r'\s*(<h[12][^>]*>.*?</h[12]>)\s*(<nav class="map".*?</nav>)?', re.S)
 SLIDE_FOOT = re.compile(r'<p class="takeaway">(?:(?!</p>).)*</p>', re.S)
 BLOCK_OPEN = re.compile(r"<(div|details|figure|ul|ol|li|table|blockquote)[\s>]")
 BLOCK_CLOSE = re.compile(r"</(div|details|figure|ul|ol|li|table|blockquote)>")
@@ -69,6 +73,9 @@ class ContentError(ValueError):
 class Slide:
     html: Markup
     notes: Markup | None
+    # the deck section the slide belongs to (a `Section:` line on it or on an
+    # earlier slide); None on a title slide and in a deck without sections
+    section: str | None = None
 
     @property
     def title(self) -> str:
@@ -79,7 +86,8 @@ class Slide:
     @property
     def parts(self) -> dict[str, Markup]:
         """The slide as the deck page lays it out (templates/deck.html): ``head``
-        (the leading title and map strip), ``body`` and ``foot`` (a closing
+        (the leading title), ``map`` (its map strip, shown in the kicker row
+        above the title with the section), ``body`` and ``foot`` (a closing
         takeaway, moved there from wherever the slide wrote it); the body is
         top-aligned under the head, the foot in a strip at the bottom."""
         html = str(self.html)
@@ -91,7 +99,8 @@ class Slide:
         foot = feet[-1] if feet else None
         body = html[start : foot.start()] + html[foot.end() :] if foot else html[start:]
         return {
-            "head": Markup(html[:start].strip()),
+            "head": Markup(head.group(1) if head else ""),
+            "map": Markup((head.group(2) or "") if head else ""),
             "body": Markup(body.strip()),
             "foot": Markup(foot.group(0) if foot else ""),
         }
@@ -261,6 +270,37 @@ class Renderer:
 
         return LINE_BLOCK.sub(sub, text)
 
+    @staticmethod
+    def take_section(main: str, text: str) -> tuple[str, str | None]:
+        """The slide without its `Section:` line, and the section's name (None
+        when the slide opens none). A second one on a slide is refused by line."""
+        found = SECTION_LINE.findall(main)
+        if len(found) > 1:
+            where = _line_of(text, f"Section: {found[1]}")
+            raise ContentError(f"one slide opens two sections ({found[0]!r}, {found[1]!r})", where)
+        return SECTION_LINE.sub("", main), (found[0] if found else None)
+
+    @staticmethod
+    def place_sections(page: Page, sections: list[str | None], text: str) -> None:
+        """Every slide after the first (the title slide) gets the section it is in.
+        A deck has sections on every content slide or on none: once any slide
+        opens one, the first content slide must open one too."""
+        if not any(sections):
+            return
+        if sections[0]:
+            where = _line_of(text, f"Section: {sections[0]}")
+            raise ContentError("the title slide opens a section; open it on the next slide", where)
+        if len(sections) > 1 and not sections[1]:
+            raise ContentError(
+                f"the deck has sections, but its first content slide ({page.slides[1].title!r}) opens none: "
+                "add a `Section: NAME` line to it",
+                _line_of(text, "Section: "),
+            )
+        current = None
+        for slide, section in zip(page.slides, sections):
+            current = section or current
+            slide.section = current
+
     def fill(self, html: str) -> Markup:
         return Markup(self.provenance.resolve_markers(self.slots.fill(html)).strip())
 
@@ -290,10 +330,12 @@ class Renderer:
         rendered = self.render_jinja(body, path, {"data": self.provenance.data, "deck": meta})
         parts = self.split_slides(rendered) if slides else [rendered]
         math = PageMath(self.slots, lambda tex: self.provenance.resolve_markers(tex, tex=True))
-        raw = []
+        raw, sections = [], []
         try:
             for part in parts:
                 main, notes = self.split_notes(part) if slides else (part, None)
+                main, section = self.take_section(main, text)
+                sections.append(section)
                 main_md = self.line_blocks(math.extract(main))
                 notes_md = math.extract(notes) if notes is not None else None
                 raw.append((self.markdown(main_md), self.markdown(notes_md) if notes_md is not None else None))
@@ -302,6 +344,7 @@ class Renderer:
             raise ContentError(str(exc), _line_of(text, exc.snippet)) from exc
         page = Page(path, path.stem, meta)
         page.slides = [Slide(self.fill(main), self.fill(notes) if notes is not None else None) for main, notes in raw]
+        self.place_sections(page, sections, text)
         for slide in page.slides:
             for html in (slide.html, slide.notes or ""):
                 try:

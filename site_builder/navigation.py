@@ -57,7 +57,8 @@ def write_reading_views(env, staging: Path, decks: list, nav: dict) -> None:
     (staging / "read").mkdir(exist_ok=True)
     for deck in decks:
         slides = [
-            Slide(for_reading(s.html), for_reading(s.notes) if s.notes is not None else None) for s in deck.slides
+            Slide(for_reading(s.html), for_reading(s.notes) if s.notes is not None else None, s.section)
+            for s in deck.slides
         ]
         view = SimpleNamespace(slug=deck.slug, meta=deck.meta, slides=slides)
         html = env.get_template("read.html").render(deck=view, nav=nav[deck.slug], root="../")

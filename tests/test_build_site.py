@@ -95,6 +95,15 @@ BROKEN = {
     "bad TeX": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\n$\\frac{1}{$\n", "line 9"),
     "unclosed $": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\nok\n\nthe price $x + 1 rises\n", "line 9"),
     "unclosed $$": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n\n$$\\frac{1}{2}\n\nmore text\n", "line 7"),
+    "two sections on a slide": (
+        "+++\ntitle = 'x'\norder = 3\n+++\n## T\n\n---\n\nSection: One\nSection: Two\n## A\n",
+        "opens two sections",
+    ),
+    "a content slide before the first section": (
+        "+++\ntitle = 'x'\norder = 3\n+++\n## T\n\n---\n\n## A\n\n---\n\nSection: One\n## B\n",
+        "first content slide ('A') opens none",
+    ),
+    "a section on the title slide": ("+++\ntitle = 'x'\norder = 3\n+++\nSection: One\n## T\n", "title slide"),
     "unknown map stage": ("+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.map('training', 'nowhere') }}\n", "nowhere"),
     "missing listing symbol": (
         "+++\ntitle = 'x'\norder = 3\n+++\n## A\n{{ m.code('models/nets.py', 'Nope') }}\n",

@@ -26,8 +26,6 @@ ALLOWED: dict[str, str] = {
     "maps-one-window": "the window bracket and the target sit on one row of eight cards",
     "maps-widths": "one bracket per window width under one row of cards",
     "maps-batches": "seven pair boxes grouped into four brackets on one line",
-    "maps-lengths": "three split histograms on one length axis; its own drawing, no phone arrangement yet",
-    "maps-loss-curve": "a −log p curve 570 units wide with its marked target; not redrawn for a phone yet",
     # Part II
     "part2-video-queries": "topic columns beside long query labels: two columns a block would not fit either",
     "part2-video-keys": "topic columns beside long listing labels: two columns a block would not fit either",
@@ -43,8 +41,6 @@ ALLOWED: dict[str, str] = {
     "part2-attention-matrix": "the full ten by ten weight matrix: its square shape is the point",
     "part2-before-after": "each row before and after, side by side so they compare; not redrawn yet",
     "part2-position-rows": "token rows plus position rows equal sum rows on one line; not redrawn yet",
-    "part2-sinusoid": "sinusoid curves per coordinate over positions; its own chart, not redrawn yet",
-    "part2-rope": "rotated query and key vectors on a circle beside their numbers; not redrawn yet",
     # Part III
     "fig-p3-two-source": "four value and message rows by two coordinates with long row labels; not redrawn yet",
     "fig-p3-E": "the worksheet's ten by five input rows with their feature names as columns",
@@ -54,7 +50,6 @@ ALLOWED: dict[str, str] = {
     "fig-p3-final-query": "the score matrix with only its final row computed: its square shape is the point",
     "part3-replay-one": "one head's weights with their values over ten tokens: ten numbered cells need 500 units",
     # Part IV
-    "results-attention-wins": "per-bucket differences for two models on one axis; not redrawn for a phone yet",
     "fig-res-per-step": "two ten by ten causal weight matrices: each alone is wider than a phone",
 }
 

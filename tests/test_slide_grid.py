@@ -110,4 +110,8 @@ def test_a_takeaway_written_mid_slide_moves_to_the_foot():
     )
     # one inside a block stays there: moving it would break the block
     nested = '<h2>T</h2>\n<details><summary>e</summary><p class="takeaway">x</p></details>'
-    assert Slide(Markup(nested), None).parts == {"head": "<h2>T</h2>", "body": nested[11:], "foot": ""}
+    assert Slide(Markup(nested), None).parts == {"head": "<h2>T</h2>", "map": "", "body": nested[11:], "foot": ""}
+    # a map strip after the title goes to the kicker row, not the body
+    strip = '<nav class="map" data-map="m"><ol></ol></nav>'
+    mapped = Slide(Markup(f"<h2>T</h2>\n{strip}\n<p>a</p>"), None).parts
+    assert (mapped["head"], mapped["map"], mapped["body"]) == ("<h2>T</h2>", strip, "<p>a</p>")

@@ -93,6 +93,16 @@ GRID = """(() => {
   }) : [];
   const title = head && head.querySelector('h1, h2');
   const round = (x) => Math.round(x * 10) / 10;
+  // where the learner is: the kicker's section cue, above the title, inside
+  // the slide's width, clear of the page's links (top right on a wide screen)
+  const here = head && head.querySelector(':scope > .kicker > .here'), kicker = here && here.parentElement;
+  const links = document.querySelector('.home-link');
+  const cue = here && vis(here) ? {text: here.textContent.trim(),
+    font: round(parseFloat(getComputedStyle(here).fontSize) * k),
+    above: rect(kicker).b <= rect(title).y + 1,
+    inside: rect(kicker).x >= rect(s).x - 1
+      && Math.max(rect(kicker).r, kicker.getBoundingClientRect().left + kicker.scrollWidth) <= rect(s).r + 1,
+    links: !!links && vis(links) && meets(rect(kicker), rect(links))} : null;
   return {head: !!head && !s.querySelector('.title-slide'), body_top: first ? round((rect(first).y - top0) / k) : null,
           head_bottom: head ? round((rect(head).b - top0) / k) : null,
           // a title taller or wider than its head (it wraps, or runs off the right)
@@ -100,7 +110,7 @@ GRID = """(() => {
           controls: controls.map(([name]) => name),
           takeaway: take ? {text: take.textContent.trim().slice(0, 60), style, shown, hits} : null,
           dense: s.classList.contains('denser') ? 'denser' : s.classList.contains('dense') ? 'dense' : '',
-          placed};
+          placed, here: cue};
 })()"""
 
 SLIDE = (
@@ -145,7 +155,7 @@ SLIDE = (
   const c = s.cloneNode(true);
   // a closed <details> (an exercise box) shows only its summary: its hidden body is not prose on the slide;
   // nor is an exercise's printed copy, hidden once its widget works (it is for print)
-  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, nav, header, '
+  c.querySelectorAll('aside.notes, table, pre, code, svg, .katex, .map-strip, .kicker, nav, header, '
     + 'details:not([open]) > :not(summary), .exercise-static[hidden]').forEach(n => n.remove());
   const prose = (c.textContent || '').split(/\\s+/).filter(w => /[A-Za-z]/.test(w)).length;
   const h = s.querySelector('h1,h2,h3');

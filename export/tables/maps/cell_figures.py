@@ -19,7 +19,7 @@ from ..kit.bars import bars
 from ..kit.cell_panels import Panel, panels
 from ..kit.cells import number
 from ..kit.charts import nice_ticks, tick_text
-from ..kit.draw import COLUMN, MIN_TEXT, Drawing
+from ..kit.draw import COLUMN, MIN_TEXT, PHONE, Drawing, arranged, text_width
 from ..kit.registry import table
 
 SLOTS = 4  # the toy's w, checked against the tables below
@@ -243,15 +243,22 @@ def probability_bars(mlp: dict, gen: dict, itos: list) -> dict:
 
 
 def loss_curve(mlp: dict) -> str:
-    """−log p against p, with each example of the batch marked at its p(target)."""
+    """−log p against p, with each example of the batch marked at its p(target):
+    at a column's width and on a phone (PHONE units), the same axes and points."""
     rows = mlp["loss_table"]["rows"]  # [example, target, p(target), −log p(target)]
     desc = (
         "The curve −ln p for p from near 0 to 1: the loss is 0 at p = 1 and grows without bound as p falls to 0. "
         + " ".join(f"Example {r[0]} (target {r[1]}): p = {number(r[2], 4)}, loss {number(r[3], 4)}." for r in rows)
     )
-    width, height, left, right, top_, bottom = COLUMN, 380, 70, 24, 40, 76
     p_min = min(0.03, min(r[2] for r in rows) / 2)
     yticks = nice_ticks(0, -math.log(p_min), 4)
+    wide, phone = (_loss_curve(rows, desc, p_min, yticks, width) for width in (COLUMN, PHONE))
+    return arranged(wide.render(), phone)
+
+
+def _loss_curve(rows: list, desc: str, p_min: float, yticks: list, width: float) -> Drawing:
+    height, left, right, top_, bottom = 380, 70, 24, 40, 76
+    ident = "maps-loss-curve" + ("-phone" if width == PHONE else "")
 
     def x(p: float) -> float:
         return left + p * (width - left - right)
@@ -259,7 +266,7 @@ def loss_curve(mlp: dict) -> str:
     def y(v: float) -> float:
         return height - bottom - v / yticks[-1] * (height - top_ - bottom)
 
-    d = Drawing(width, height, "maps-loss-curve", "The loss −ln p(target): small when p is large", desc)
+    d = Drawing(width, height, ident, "The loss −ln p(target): small when p is large", desc)
     for t in yticks:
         d.rect(left, y(t), width - left - right, 0.5, fill=GRID, stroke=GRID, width=0.5, radius=0)
         d.text(left - 10, y(t) + 6, tick_text(t), size=MIN_TEXT, anchor="end", fill=MUTED)
@@ -272,8 +279,17 @@ def loss_curve(mlp: dict) -> str:
     d.polyline([(x(p), y(-math.log(p))) for p in ps], colour=LINE, width=3, arrow=False)
     for ex, target, p, loss in rows:
         d.dot(x(p), y(loss), 8, ACCENT)
-        d.text(x(p) + 14, y(loss) + 6, f"ex. {ex}: {target}", size=MIN_TEXT, anchor="start", fill=ACCENT)
-    return d.render()
+        label = f"ex. {ex}: {target}"
+        right_side = x(p) + 14 + text_width(label, MIN_TEXT) <= width  # else on the point's left
+        d.text(
+            x(p) + 14 if right_side else x(p) - 14,
+            y(loss) + 6,
+            label,
+            size=MIN_TEXT,
+            anchor="start" if right_side else "end",
+            fill=ACCENT,
+        )
+    return d
 
 
 @table("maps_cell_figures", needs=["maps_vocab", "maps_mlp", "maps_attention", "maps_generation"])

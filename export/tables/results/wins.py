@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from common.palette import INK, LINE, MODELS, MUTED
 
-from ..kit.draw import MIN_TEXT, SLIDE, Drawing
+from ..kit.draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged
 from ..kit.registry import table
 from ..kit.sources import Sources
 from .head_cost import experiments_or_reason
@@ -74,14 +74,14 @@ def _x(value: float, lo: float, hi: float, left: float, right: float) -> float:
 
 
 def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
-    """Horizontal bars: per bin, MLP minus 1 head and MLP minus 4 heads (mean nats per target)."""
+    """Horizontal bars: per bin, MLP minus 1 head and MLP minus 4 heads (mean
+    nats per target). At a slide's width each bin's name and count sit left
+    of its bars; on a phone (PHONE units) above them, and the key takes two rows."""
     kinds = ("attn1", "attn4")
     values = [b[f"mlp_minus_{k}"] for b in bins if b["count"] for k in kinds]
     values += [x for b in bins if b["count"] for k in kinds for x in b.get(f"mlp_minus_{k}_ci") or []]
     lo, hi = min(0.0, min(values)), max(0.0, max(values))
     hi = hi + 0.18 * (hi - lo)  # room for the value labels
-    left, right, top, bar, gap = 330, SLIDE - 80, 48, 21, 12
-    height = top + len(bins) * (2 * bar + gap) + 10
     desc = "Mean loss difference per target, MLP minus attention, in nats (positive: attention less surprised). " + (
         "; ".join(
             f"{b['label']} ({b['count']:,} targets): "
@@ -92,36 +92,54 @@ def difference_bars(bins: list[dict], ident: str, heading: str) -> str:
             if b["count"]
         )
     )
-    d = Drawing(SLIDE - 60, height, ident, heading, desc)
-    for i, k in enumerate(kinds):  # legend
-        x = left + i * 300
-        d.rect(x, 10, 28, 22, fill=MODELS[k], stroke=INK, width=1, radius=2)
-        d.text(x + 38, 28, f"MLP − {SHORT[k]}", size=MIN_TEXT, anchor="start")
-    zero = _x(0.0, lo, hi, left, right)
-    y = top
-    for b in bins:
-        d.text(left - 14, y + bar - 4, b["label"], size=MIN_TEXT, anchor="end", weight="600")
-        d.text(left - 14, y + 2 * bar - 1, f"{b['count']:,} targets", size=MIN_TEXT, anchor="end", fill=MUTED)
-        for j, k in enumerate(kinds):
-            if not b["count"]:
-                continue
-            v = b[f"mlp_minus_{k}"]
-            x1 = _x(v, lo, hi, left, right)
-            top_j = y + j * bar
-            d.rect(min(zero, x1), top_j + 2, abs(x1 - zero), bar - 4, fill=MODELS[k], stroke=INK, width=1, radius=2)
-            ci = b.get(f"mlp_minus_{k}_ci")
-            label_x = max(zero, x1)
-            if ci:  # the bootstrap interval as a whisker through the bar's middle
-                lo_x, hi_x = (_x(c, lo, hi, left, right) for c in ci)
-                mid = top_j + bar / 2
-                d.polyline([(lo_x, mid), (hi_x, mid)], width=2, colour=INK, arrow=False)
-                for x in (lo_x, hi_x):
-                    d.polyline([(x, mid - 5), (x, mid + 5)], width=2, colour=INK, arrow=False)
-                label_x = max(label_x, hi_x)
-            d.text(label_x + 8, top_j + bar - 4, f"{v:+.2f}", size=MIN_TEXT, anchor="start")
-        y += 2 * bar + gap
-    d.polyline([(zero, top - 6), (zero, y - gap + 4)], width=2, colour=LINE, arrow=False)
-    return d.render()
+
+    def draw(phone: bool) -> Drawing:
+        bar, gap = 21, 12
+        if phone:  # the key in two rows, each bin's name and count on a line above its bars
+            left, right, top, head = 16, PHONE - 16, 2 * 30 + 14, 26
+        else:
+            left, right, top, head = 330, SLIDE - 80, 48, 0
+        height = top + len(bins) * (head + 2 * bar + gap) + 10
+        d = Drawing(PHONE if phone else SLIDE - 60, height, ident + ("-phone" if phone else ""), heading, desc)
+        for i, k in enumerate(kinds):  # legend
+            x, y = (left, 10 + i * 30) if phone else (left + i * 300, 10)
+            d.rect(x, y, 28, 22, fill=MODELS[k], stroke=INK, width=1, radius=2)
+            d.text(x + 38, y + 18, f"MLP − {SHORT[k]}", size=MIN_TEXT, anchor="start")
+        zero = _x(0.0, lo, hi, left, right)
+        y = top
+        for b in bins:
+            if phone:
+                d.text(left, y + 18, b["label"], size=MIN_TEXT, anchor="start", weight="600")
+                d.text(right, y + 18, f"{b['count']:,} targets", size=MIN_TEXT, anchor="end", fill=MUTED)
+                y += head
+            else:
+                d.text(left - 14, y + bar - 4, b["label"], size=MIN_TEXT, anchor="end", weight="600")
+                d.text(left - 14, y + 2 * bar - 1, f"{b['count']:,} targets", size=MIN_TEXT, anchor="end", fill=MUTED)
+            for j, k in enumerate(kinds):
+                if not b["count"]:
+                    continue
+                v = b[f"mlp_minus_{k}"]
+                x1 = _x(v, lo, hi, left, right)
+                top_j = y + j * bar
+                d.rect(min(zero, x1), top_j + 2, abs(x1 - zero), bar - 4, fill=MODELS[k], stroke=INK, width=1, radius=2)
+                ci = b.get(f"mlp_minus_{k}_ci")
+                label_x = max(zero, x1)
+                if ci:  # the bootstrap interval as a whisker through the bar's middle
+                    lo_x, hi_x = (_x(c, lo, hi, left, right) for c in ci)
+                    mid = top_j + bar / 2
+                    d.polyline([(lo_x, mid), (hi_x, mid)], width=2, colour=INK, arrow=False)
+                    for x in (lo_x, hi_x):
+                        d.polyline([(x, mid - 5), (x, mid + 5)], width=2, colour=INK, arrow=False)
+                    label_x = max(label_x, hi_x)
+                d.text(label_x + 8, top_j + bar - 4, f"{v:+.2f}", size=MIN_TEXT, anchor="start")
+            if phone:  # the zero line beside each bin's bars, clear of the names above them
+                d.polyline([(zero, y - 2), (zero, y + 2 * bar + 2)], width=2, colour=LINE, arrow=False)
+            y += 2 * bar + gap
+        if not phone:
+            d.polyline([(zero, top - 6), (zero, y - gap + 4)], width=2, colour=LINE, arrow=False)
+        return d
+
+    return arranged(draw(False).render(), draw(True))
 
 
 @table("results_attention_wins", needs=["sources"])
