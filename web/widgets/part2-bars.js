@@ -1,5 +1,8 @@
 // Part II: next-word probabilities for the river and cheque sentences, with a
 // switch that bypasses attention (the head then sees only the last row).
+// A column per candidate (its value, its bar, its name) on a slide; on a phone
+// (html.deck-phone, part2-kit.js's CSS) the same nodes are a row per candidate,
+// name, bar and value side by side, so no value prints over its neighbour's.
 // Table: part2_predict.
 import { checkbox, el, fmt, prepare, segmented, sentence, uid } from "./part2-kit.js";
 
@@ -11,11 +14,11 @@ export function mount(element, data) {
 
   const words = el("div");
   const cols = el("div", { class: "p2-cols", role: "img", "aria-label": "probability of each candidate" });
-  const labels = el("div", { class: "p2-labels", "aria-hidden": "true" }, candidates.map((c) => el("span", {}, c)));
   const bars = candidates.map((c, k) => {
     const value = el("span", { class: "v", dataset: { key: `p-${k}` } });
     const bar = el("span", { class: "b" });
-    const col = el("div", { class: "p2-col", title: c }, [value, bar]);
+    const name = el("span", { class: "n", "aria-hidden": "true" }, c);
+    const col = el("div", { class: "p2-col", title: c }, [value, bar, name]);
     cols.append(col);
     return { col, value, bar };
   });
@@ -29,7 +32,8 @@ export function mount(element, data) {
     probs.forEach((p, k) => {
       bars[k].value.textContent = fmt(p, 2);
       bars[k].value.dataset.value = String(p);
-      bars[k].bar.style.height = `${(150 * p) / ceiling}px`;
+      bars[k].bar.style.setProperty("--p", String(p / ceiling)); // of the tallest bar either way
+
       bars[k].col.classList.toggle("top", p === max);
     });
     const tops = candidates.filter((c, k) => probs[k] === max);
@@ -49,7 +53,7 @@ export function mount(element, data) {
         (v) => { state.context = v; render(); }),
       checkbox(id, "Bypass attention", false, (v) => { state.bypass = v; render(); }),
     ]),
-    words, cols, labels, readout,
+    words, cols, readout,
   );
   render();
 }

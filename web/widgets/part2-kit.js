@@ -24,22 +24,36 @@ const CSS = `
 .p2 .p2-sentence span.out { color: var(--muted); }
 .p2 .p2-sentence span.query { background: var(--query); color: var(--paper); }
 .p2 .p2-cols {
-  display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; align-items: end; height: 190px; margin-top: 6px;
+  display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; align-items: end; height: calc(190px + 4.6em);
+  margin-top: 6px;
 }
 .p2 .p2-col {
   display: flex; flex-direction: column; align-items: center; justify-content: flex-end; height: 100%; min-width: 0;
 }
 .p2 .p2-col .v { font-size: 18px; font-variant-numeric: tabular-nums; }
-.p2 .p2-col .b { width: 80%; background: var(--accent-mid); border-radius: 2px 2px 0 0; }
+.p2 .p2-col .b {
+  width: 80%; height: calc(150px * var(--p, 0)); background: var(--accent-mid); border-radius: 2px 2px 0 0;
+}
 .p2 .p2-col.top .b { background: var(--accent); }
 .p2 .p2-col.top .v { font-weight: 700; }
-.p2 .p2-labels {
-  display: grid; grid-template-columns: repeat(20, 1fr); gap: 3px; font-size: 18px;
-  font-family: "DejaVu Sans Mono", monospace;
+.p2 .p2-col .n {
+  font-size: 18px; font-family: "DejaVu Sans Mono", monospace; writing-mode: vertical-rl; transform: rotate(180deg);
+  height: 4.6em; margin-top: 4px; text-align: left;
 }
-.p2 .p2-labels span {
-  writing-mode: vertical-rl; transform: rotate(180deg); justify-self: center; height: 4.6em; text-align: left;
+html.deck-phone .p2 .p2-cols { grid-template-columns: 1fr; gap: 2px; height: auto; }
+html.deck-phone .p2 .p2-col {
+  display: grid; grid-template-columns: 8ch 1fr 2.6em; gap: 6px; align-items: center; height: auto;
 }
+html.deck-phone .p2 .p2-col .n {
+  grid-column: 1; grid-row: 1; writing-mode: horizontal-tb; transform: none; height: auto; margin: 0;
+  font-size: 16px; text-align: right;
+}
+html.deck-phone .p2 .p2-col .b {
+  grid-column: 2; grid-row: 1; justify-self: start; height: 14px; width: calc(100% * var(--p, 0));
+  border-radius: 0 2px 2px 0;
+}
+html.deck-phone .p2 .p2-col .v { grid-column: 3; grid-row: 1; font-size: 16px; text-align: right; }
+html.deck-phone .p2 .p2-sentence { display: flex; flex-wrap: wrap; row-gap: 4px; }
 .p2 .p2-hbar {
   display: inline-block; height: 0.8em; background: var(--accent-mid); border-radius: 2px; vertical-align: middle;
 }
