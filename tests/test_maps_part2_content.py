@@ -115,7 +115,7 @@ def test_figures_draw_the_real_attention_weights(table):
     from export.tables.maps import figures as maps_figures
     from export.tables.part2 import figures as part2_figures
 
-    t = {name: table(name) for name in ("maps_attention", "part2_walk", "part2_model")}
+    t = {name: table(name) for name in ("maps_attention", "part2_bank")}
     att = t["maps_attention"]
     svg = maps_figures.attention_arrows(att)
     for row in att["weights"]:
@@ -133,13 +133,13 @@ def test_figures_draw_the_real_attention_weights(table):
     assert slope > 1  # at least 1 px more per unit of weight
     for width, w in zip(widths, drawn):  # the SVG prints widths to 0.1 px
         assert width == pytest.approx(mean_w + slope * (w - mean_d), abs=0.08), (widths, drawn)
-    walk, model = t["part2_walk"], t["part2_model"]
-    svg = part2_figures.bank_arrows(walk, model["bank_position"])
-    row = walk["cheque"]["A"][model["bank_position"] - 1]
-    top = max(range(model["bank_position"] - 1), key=lambda j: row[j])
-    assert f'stroke-width="{1 + 10 * row[top]:.1f}'.rstrip("0").rstrip(".") in svg
-    flipped = dict(walk, cheque=dict(walk["cheque"], A=[r[::-1] for r in walk["cheque"]["A"]]))
-    assert part2_figures.bank_arrows(flipped, model["bank_position"]) != svg
+    bank = t["part2_bank"]
+    svg = part2_figures.bank_arrows(bank)
+    row = bank["cheque"]["weights"]
+    top = max(range(bank["position"] - 1), key=lambda j: row[j])
+    assert f'stroke-width="{16 * row[top]:.1f}'.rstrip("0").rstrip(".") in svg  # kit/ribbons.py: 16 units a weight of 1
+    flipped = dict(bank, cheque=dict(bank["cheque"], weights=row[::-1]))
+    assert part2_figures.bank_arrows(flipped) != svg
 
 
 def test_map_strip_text_has_enough_contrast(page, site_url):

@@ -8,11 +8,14 @@ Table: ``part2_figures``."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, ALERT, GRIDLINE, INK, LINE, MUTED, PAPER
+import math
+
+from common.palette import ACCENT, ALERT, GRID, GRIDLINE, INK, LINE, MUTED, PAPER, SENTENCES
 
 from ..kit.cells import cells, legend, vector_box
-from ..kit.draw import COLUMN, MIN_TEXT, PHONE, Drawing, arranged, text_width, wrap_words
+from ..kit.draw import COLUMN, MIN_TEXT, PHONE, Box, Drawing, arranged, text_width
 from ..kit.registry import table
+from ..kit.ribbons import weighted_arrow
 
 
 def _one(x, digits=2) -> str:
@@ -26,62 +29,130 @@ def _v(xs, digits=2) -> str:
     return "[" + ", ".join(_one(x, digits) for x in xs) + "]"
 
 
-def bank_arrows(walk: dict, position: int) -> str:
-    """Arrows from each earlier word into "bank" (1-based ``position``), width = weight."""
-    row = position - 1
-    desc = []
-    for name in ("river", "cheque"):
-        toks, weights = walk[name]["tokens"][:position], walk[name]["A"][row][:position]
-        desc.append(f"{name} sentence: " + ", ".join(f"{t} {w:.2f}" for t, w in zip(toks, weights)))
-    d = Drawing(
-        1000,
-        360,
-        "part2-bank-arrows",
-        "Where “bank” reads in each sentence: the model's attention weights",
-        "Arrows into “bank” from every word up to it, as thick as its attention weight. " + "; ".join(desc) + ".",
+SENTENCE_NAMES = ("river", "cheque")
+
+
+def _update_axes(bank: dict) -> list[int]:
+    """The two coordinates the updates of “bank” move most (water and finance in
+    the toy), in the order of the model's coordinates."""
+    moved = [sum(abs(bank[name]["delta"][c]) for name in SENTENCE_NAMES) for c in range(len(bank["coords"]))]
+    return sorted(sorted(range(len(moved)), key=lambda c: -moved[c])[:2])
+
+
+def _bank_desc(bank: dict) -> str:
+    coords, row = bank["coords"], bank["position"] - 1
+    out = []
+    for name in SENTENCE_NAMES:
+        b = bank[name]
+        reads = ", ".join(f"{t} {w:.2f}" for t, w in zip(b["tokens"][:row], b["weights"][:row]))
+        moves = ", ".join(f"{c} {v:+.2f}" for c, v in zip(coords, b["delta"]))
+        out.append(f"{name} sentence: “bank” reads {reads} (itself {b['weights'][row]:.2f}); its update is {moves}")
+    return (
+        "Arrows into “bank” from every earlier word, as thick as its attention weight, and the update those "
+        "weights make to the row of “bank”, drawn from the same starting row in both sentences. " + "; ".join(out) + "."
     )
-    for s, name in enumerate(("river", "cheque")):
-        toks, weights = walk[name]["tokens"][:position], walk[name]["A"][row][:position]
-        y = 60 + s * 150
-        d.text(10, y - 22, f"{name} sentence", size=MIN_TEXT, anchor="start", weight="600")
-        w = 128
-        boxes = [
-            d.box(10 + j * (w + 13), y, w, 60, t, sub=f"{a:.2f}", kind="op" if j == row else "data")
-            for j, (t, a) in enumerate(zip(toks, weights))
-        ]
+
+
+def _reads(d: Drawing, x: float, y: float, bank: dict, name: str, vertical: bool) -> Box:
+    """One sentence's words up to “bank” as boxes, and an arrow from each earlier
+    word into “bank”, as thick as its weight (kit/ribbons.py), in the sentence's
+    colour: a row with the arrows arching above it, or (``vertical``) a column
+    with the weights on its left and the arrows bulging to its right. Returns
+    the box of “bank”."""
+    b, row, colour = bank[name], bank["position"] - 1, SENTENCES[name]
+    toks, weights = b["tokens"][: row + 1], b["weights"][: row + 1]
+    if vertical:
+        step, w, h = 42, 100, 34
+        boxes = []
+        for j, (t, a) in enumerate(zip(toks, weights)):
+            boxes.append(d.box(x + 42, y + j * step, w, h, t, kind="op" if j == row else "data"))
+            d.text(x + 36, y + j * step + h / 2 + 6, f"{a:.2f}", size=MIN_TEXT, anchor="end", fill=MUTED)
         target = boxes[row]
-        for j, (b, a) in enumerate(zip(boxes[:-1], weights[:-1])):
-            d.arrow(
-                b.bottom,
-                (target.x + 20 + j * 12, target.y + target.h),
-                width=1 + 10 * a,
-                colour=ACCENT,
-                opacity=0.3 + 0.7 * a,
-                bend=-(40 + 8 * (row - j)),
-            )
-    d.text(990, 352, "numbers: the attention weight of each word for “bank”", anchor="end", fill=MUTED)
-    return arranged(d.render(), _bank_arrows_down(walk, position, d.title, d.desc))
+        for j, (box, a) in enumerate(zip(boxes[:row], weights[:row])):
+            end = (target.x + target.w, target.y + 6 + (j / max(1, row - 1)) * (target.h - 12))
+            weighted_arrow(d, box.right, end, a, colour, lift=6 + 6 * (row - j), side=(1.0, 0.0))
+        return target
+    step, w = 100, 92
+    boxes = [
+        d.box(x + j * step, y, w, 56, t, sub=f"{a:.2f}", kind="op" if j == row else "data")
+        for j, (t, a) in enumerate(zip(toks, weights))
+    ]
+    target = boxes[row]
+    for j, (box, a) in enumerate(zip(boxes[:row], weights[:row])):
+        end = (target.x + target.w - 8 - (j / max(1, row - 1)) * (target.w - 16), target.y)
+        weighted_arrow(d, box.top, end, a, colour, lift=18 + 8 * (row - j))
+    return target
 
 
-def _bank_arrows_down(walk: dict, position: int, heading: str, desc: str) -> Drawing:
-    """``bank_arrows`` for a phone: one sentence under the other, its words in
-    a column, each arrow into “bank” (on the right) as thick as its weight."""
-    row, step, top = position - 1, 54, 40
-    block = top + step * row + 30
-    d = Drawing(PHONE, block * 2 + 30, "part2-bank-arrows-phone", heading, desc)
-    for s, name in enumerate(("river", "cheque")):
-        toks, weights = walk[name]["tokens"][:position], walk[name]["A"][row][:position]
-        y0 = s * block
-        d.text(10, y0 + 26, f"{name} sentence", size=MIN_TEXT, anchor="start", weight="600")
-        mid = y0 + top + (step * row - 8) / 2
-        target = d.box(250, mid - 30, 140, 60, toks[row], sub=f"{weights[row]:.2f}", kind="op")
-        for j, (t, a) in enumerate(zip(toks[:row], weights[:row])):
-            b = d.box(10, y0 + top + j * step, 128, 48, t, sub=f"{a:.2f}")
-            end = (target.x, target.y + 10 + j * (target.h - 20) / max(1, row - 1))
-            d.arrow(b.right, end, width=1 + 10 * a, colour=ACCENT, opacity=0.3 + 0.7 * a)
-    for k, line in enumerate(wrap_words("numbers: the attention weight of each word for “bank”")):
-        d.text(PHONE / 2, block * 2 + 6 + k * 22, line, fill=MUTED)
-    return d
+def _update_plane(d: Drawing, x: float, y: float, w: float, h: float, bank: dict) -> None:
+    """The update of “bank” in each sentence as an arrow in the plane of the two
+    coordinates it moves (water across, finance up), from the row “bank” starts
+    with (the same in both sentences), in each sentence's colour."""
+    cx, cy = _update_axes(bank)
+    coords, start = bank["coords"], bank["river"]["e"]
+    ends = {name: [bank[name]["e"][c] + bank[name]["delta"][c] for c in (cx, cy)] for name in SENTENCE_NAMES}
+    lo_x = min([0.0, start[cx]] + [e[0] for e in ends.values()])
+    lo_y = min([0.0, start[cy]] + [e[1] for e in ends.values()])
+    hi = math.ceil(2 * max([start[cx], start[cy]] + [v for e in ends.values() for v in e])) / 2
+    px, py, pw, ph = x + 60, y + 66, w - 90, h - 132  # the plot, one scale both ways
+    s = min(pw / (hi - lo_x), ph / (hi - lo_y))
+
+    def at(u: float, v: float) -> tuple[float, float]:
+        return px + (u - lo_x) * s, py + ph - (v - lo_y) * s
+
+    d.text(x + w / 2, y + 16, "what the weights add to “bank”", size=MIN_TEXT, weight="600")
+    d.text(x + w / 2, y + 40, "its update Δe₇, from the same row", size=MIN_TEXT, fill=MUTED)
+    o = at(start[cx], start[cy])
+    d.polyline([at(lo_x, 0), at(hi, 0)], colour=GRID, width=1.5)
+    d.polyline([at(0, lo_y), at(0, hi)], colour=GRID, width=1.5)
+    d.text(at(hi, 0)[0], at(hi, 0)[1] + 26, coords[cx], size=MIN_TEXT, anchor="end", fill=MUTED)
+    d.text(at(0, hi)[0] + 12, at(0, hi)[1] + 10, coords[cy], size=MIN_TEXT, anchor="start", fill=MUTED)
+    for name in SENTENCE_NAMES:
+        delta, end = bank[name]["delta"], at(*ends[name])
+        d.arrow(o, end, width=5, colour=SENTENCES[name])
+        moved = cx if abs(delta[cx]) >= abs(delta[cy]) else cy
+        label = f"{name}: {_signed(delta[moved])} {coords[moved]}"
+        if moved == cx:  # along the floor: the words under the arrow's end
+            d.text(end[0], end[1] + 50, label, size=MIN_TEXT, anchor="end", fill=SENTENCES[name], weight="600")
+        else:  # up the wall: the words beside the arrow's end
+            d.text(end[0] + 14, end[1] + 6, label, size=MIN_TEXT, anchor="start", fill=SENTENCES[name], weight="600")
+    d.dot(*o, 6, INK)
+    d.text(o[0] - 10, o[1] + 24, "bank", size=MIN_TEXT, anchor="end", fill=INK)
+
+
+def _signed(x: float) -> str:
+    return ("+" if x >= 0 else "−") + f"{abs(x):.2f}"
+
+
+def bank_arrows(bank: dict) -> str:
+    """Where “bank” reads in each sentence (arrows as thick as the weights,
+    kit/ribbons.py) and what that reading does: the update of “bank” in the
+    plane of the coordinates it moves. A slide's arrangement has the two
+    sentences as rows with the plane at their right; a phone's (PHONE units)
+    the two sentences as columns side by side with the plane under them."""
+    heading = "Where “bank” reads in each sentence, and where that moves it"
+    desc = _bank_desc(bank)
+    n = bank["position"]
+    d = Drawing(1000, 2 * (24 + 12 + 9 * (n - 1) + 76) + 20, "part2-bank-arrows", heading, desc)
+    y = 0.0
+    for name in SENTENCE_NAMES:
+        d.text(10, y + 20, f"{name} sentence", size=MIN_TEXT, anchor="start", weight="600", fill=SENTENCES[name])
+        _reads(d, 10, y + 24 + 12 + 9 * (n - 1) + 8, bank, name, vertical=False)
+        y += 24 + 12 + 9 * (n - 1) + 76
+    _update_plane(d, 10 + n * 100 + 20, 0, 1000 - (10 + n * 100 + 20) - 10, d.height, bank)
+    d.text(
+        10, d.height - 4, "numbers: each word’s attention weight for “bank”", size=MIN_TEXT, anchor="start", fill=MUTED
+    )
+
+    p = Drawing(PHONE, 0, "part2-bank-arrows-phone", heading, desc)
+    for s, name in enumerate(SENTENCE_NAMES):
+        p.text(6 + s * 200, 22, f"{name} sentence", size=MIN_TEXT, anchor="start", weight="600", fill=SENTENCES[name])
+        _reads(p, s * 200, 40, bank, name, vertical=True)
+    top = 40 + 42 * n + 16
+    p.text(PHONE / 2, top, "numbers: each word’s attention weight", size=MIN_TEXT, fill=MUTED)
+    _update_plane(p, 0, top + 20, PHONE, 290, bank)
+    p.height = top + 20 + 290
+    return arranged(d.render(), p)
 
 
 def causal_mask(walk: dict) -> str:
@@ -263,7 +334,7 @@ def saturation(scaling: dict) -> str:
 @table("part2_figures", needs=["part2_model", "part2_walk", "part2_bank", "part2_scaling"])
 def figures(part2_model: dict, part2_walk: dict, part2_bank: dict, part2_scaling: dict) -> dict:
     return {
-        "bank_arrows": bank_arrows(part2_walk, part2_model["bank_position"]),
+        "bank_arrows": bank_arrows(part2_bank),
         "causal_mask": causal_mask(part2_walk),
         "phases": phases(part2_bank, part2_model),
         "qkv_lifetime": qkv_lifetime(part2_model),
