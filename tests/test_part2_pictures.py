@@ -161,21 +161,72 @@ def test_the_spread_histograms_are_the_tables_simulated_scores(t):
     assert PATH.findall(phone) and [c for _, _, c in PATH.findall(phone)] == [c for _, _, c in paths]
 
 
-def test_four_ways_draw_every_weight_of_both_sentences(t):
-    svg = t["part2_pictures"]["four_ways"]
-    cmp = t["part2_compare"]
-    printed = re.findall(r">([0-9]\.[0-9]{2})</text>", svg)
-    rows = [cmp["river"]["table"]["rows"][k][1:] for k in (1, 2, 3)] + [cmp["cheque"]["table"]["rows"][3][1:]]
-    assert printed == [number(v, 2) for row in rows for v in row]
-    assert svg.count(">✓</text>") == cmp["river"]["table"]["rows"][0].count("✓")
-    # on a phone: the same rows over the words in runs that fit PHONE units, every weight and mark once
-    phone = t["part2_pictures"]["four_ways" + PHONE_KEY]
-    assert float(re.search(r'viewBox="0 0 ([\d.]+) ', phone).group(1)) <= PHONE
-    assert sorted(re.findall(r">([0-9]\.[0-9]{2})</text>", phone)) == sorted(printed)
-    assert phone.count(">✓</text>") == svg.count(">✓</text>")
-    runs = phone.count(">attention, river sentence</text>")
-    names = re.findall(r'weight="600"[^>]*>([^<]+)</text>', svg)
-    assert runs > 1 and len(names) == 5 and all(phone.count(f">{name}</text>") == runs for name in names)
+def _weighted(svg: str) -> list[tuple[float, float, str, float]]:
+    """(weight, stroke width, colour, start x) of every weighted arrow (kit/ribbons.py)."""
+    out = []
+    for p in re.findall(r"<path [^>]*>", svg):
+        if 'class="weighted"' in p:
+            start = float(re.search(r' d="M([\d.-]+),', p).group(1))
+            width = float(re.search(r'stroke-width="([\d.]+)"', p).group(1))
+            weight = float(re.search(r'data-weight="([\d.]+)"', p).group(1))
+            out.append((weight, width, re.search(r'stroke="(#[0-9a-f]{6})"', p).group(1), start))
+    return out
+
+
+@pytest.mark.parametrize("key", ["four_ways", "four_ways" + PHONE_KEY])
+def test_four_ways_feed_the_blank_with_arrows_as_thick_as_the_weights(t, key):
+    """Every word feeds the blank under the mean, the distance weights and
+    attention (a band per sentence) with an arrow as thick as its weight; the
+    three rules that ignore the words in grey, attention in each sentence's
+    colour; the fixed window's ✓ rows as dashed arrows, no weights."""
+    from common.palette import LINE
+    from export.tables.kit.ribbons import MIN_WIDTH, WIDTH
+
+    svg, cmp = t["part2_pictures"][key], t["part2_compare"]
+    river, cheque = cmp["river"], cmp["cheque"]
+    n = len(river["tokens"])
+    rows = [river["weights"][1], river["weights"][2], river["weights"][3], cheque["weights"][3]]
+    colours = [LINE, LINE, SENTENCES["river"], SENTENCES["cheque"]]
+    arrows = _weighted(svg)
+    assert len(arrows) == 4 * n
+    for b, (row, colour) in enumerate(zip(rows, colours)):
+        band = arrows[b * n : (b + 1) * n]
+        assert [a[0] for a in band] == pytest.approx(row, abs=1e-4)
+        assert {a[2] for a in band} == {colour}
+        for weight, width, _, _ in band:
+            assert width == pytest.approx(max(MIN_WIDTH, WIDTH * weight), abs=0.06)
+        # the arrows start under their words, in order, one slot apart
+        starts = [a[3] for a in band]
+        assert starts == sorted(starts) and len(set(round(x) for x in starts)) == n
+    # only attention's thickest arrow moves: from “river” in one sentence, from “cheque” in the other
+    thickest = [max(range(n), key=lambda j: arrows[b * n + j][1]) for b in range(4)]
+    assert thickest[1] == max(range(n), key=lambda j: rows[1][j])  # distance: the nearest word, whatever it is
+    assert len({a[1] for a in arrows[:n]}) == 1  # the mean: one width for every word
+    assert river["tokens"][thickest[2]] == "river" and cheque["tokens"][thickest[3]] == "cheque"
+    assert thickest[2] != thickest[3]
+    # the numbers printed: every weight of at least pictures.LABELLED, the mean's once
+    printed = sorted(re.findall(r">([0-9]\.[0-9]{2})</text>", svg))
+    wanted = [number(v, 2) for row in rows[1:] for v in row if v >= pictures.LABELLED]
+    assert printed == sorted(wanted)
+    assert ">plain mean" in svg and f"{number(rows[0][0], 2)} each" in svg
+    # the fixed window: a ✓ and a dashed arrow for each row it reads
+    read = sum(w > 0 for w in river["weights"][0])
+    assert svg.count(">✓</text>") == read == len(re.findall(r'<path [^>]*stroke-dasharray="6 4"', svg))
+    if key.endswith(PHONE_KEY):
+        assert float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1)) <= PHONE
+
+
+def test_four_ways_words_sit_over_their_arrows(t):
+    """On a slide each word (river's over cheque's) is printed over the foot of its arrows."""
+    svg, cmp = t["part2_pictures"]["four_ways"], t["part2_compare"]
+    n = len(cmp["river"]["tokens"])
+    starts = [a[3] for a in _weighted(svg)[:n]]
+    for name in ("river", "cheque"):
+        colour = SENTENCES[name]
+        words = re.findall(rf'<text x="([\d.]+)" [^>]*fill="{colour}"[^>]*>([^<]+)</text>', svg)
+        at = [(float(x), w) for x, w in words if w in cmp[name]["tokens"]][:n]
+        assert [w for _, w in at] == cmp[name]["tokens"]
+        assert [x for x, _ in at] == pytest.approx(starts, abs=0.1)
 
 
 def test_the_search_scores_the_longer_key_query(t):

@@ -8,17 +8,19 @@ position_pictures.py's, the video search search_picture.py's."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, ACCENT_MID, GRID, LINE, MUTED, SENTENCES
+from common.palette import ACCENT, ACCENT_MID, GRID, GRIDLINE, INK, LINE, MUTED, SENTENCES
 
-from ..kit.bars import bars, column_rows
+from ..kit.bars import bars
 from ..kit.cells import cells, legend, number
-from ..kit.draw import MIN_TEXT, SLIDE, Drawing, text_width
+from ..kit.draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, text_width
 from ..kit.histograms import Column, histograms
 from ..kit.registry import table
+from ..kit.ribbons import weighted_arrow
 from ..kit.table_cells import Group, table_figure
 from .position_pictures import rope_rotation, sinusoid_heatmap
 from .search_picture import video_search
 
+SENTENCE_ORDER = ("river", "cheque")
 VECTORS = "part2-vectors"  # the colour scale of the bank model's vectors and matrices (kit/scales.py)
 
 
@@ -334,25 +336,119 @@ def before_after(matrix: dict, model: dict) -> str:
     return d.render()
 
 
+LABELLED = 0.1  # a mixing weight at least this large prints its number under its word
+
+
 def four_ways(compare: dict) -> str:
-    river, cheque = compare["river"]["table"], compare["cheque"]["table"]
-    labels = [(a, b) for a, b in zip(river["header"][1:], cheque["header"][1:])]
-    rows = [
-        ("fixed window: rows read (both sentences)", river["rows"][0][1:]),
-        ("plain mean (both sentences)", river["rows"][1][1:]),
-        ("distance, normalised (both sentences)", river["rows"][2][1:]),
-        ("attention, river sentence", river["rows"][3][1:]),
-        ("attention, cheque sentence", cheque["rows"][3][1:]),
+    """How much each word feeds the blank under each of the four rules: the
+    two sentences' words in a row, and for each rule an arrow from every word
+    into the blank as thick as its weight (kit/ribbons.py), weights of at
+    least LABELLED printed under their words. The fixed window, the mean and
+    the distance weights are one band each in grey (the same in both
+    sentences); attention is a band per sentence, in the sentence's colour.
+    A slide's arrangement names each band at its left; a phone's (PHONE units)
+    names it above the band and turns the words on their side."""
+    return arranged(_four_ways(compare, phone=False).render(), _four_ways(compare, phone=True))
+
+
+def _four_ways(compare: dict, phone: bool) -> Drawing:
+    river, cheque = compare["river"], compare["cheque"]
+    n = len(river["tokens"])
+    window = [w > 0 for w in river["weights"][0]]
+    mean, distance = river["weights"][1], river["weights"][2]
+    w_size = sum(window)
+    bands = [
+        (("fixed window", f"w = {w_size}, reads the ✓ rows"), None, LINE),
+        (("plain mean", f"{number(mean[0], 2)} each"), mean, LINE),
+        (("distance", "nearer words weigh more"), distance, LINE),
+        (("attention", "river sentence"), river["weights"][3], SENTENCES["river"]),
+        (("attention", "cheque sentence"), cheque["weights"][3], SENTENCES["cheque"]),
     ]
-    return column_rows(
-        "part2-four-ways",
-        "Four ways to mix, at the blank: which rows are read, and with what weight",
-        labels,
-        rows,
-        row_h=92,
-        # the three rules that ignore the words in grey; attention in each sentence's colour
-        colours=[LINE, LINE, LINE, SENTENCES["river"], SENTENCES["cheque"]],
+    sentences = [river["tokens"]] * 4 + [cheque["tokens"]]
+    desc = (
+        f"The weights with which each of the {n} words feeds the blank after the final “the”. "
+        f"Fixed window: reads the last {w_size} rows whole (no weights). "
+        + "; ".join(
+            f"{name[0]} ({name[1]}): " + ", ".join(f"{t} {w:.2f}" for t, w in zip(toks, ws))
+            for (name, ws, _), toks in zip(bands[1:], sentences[1:])
+        )
+        + ". Only attention moves its weight to “river” or to “cheque” and “deposited”."
     )
+    title = "Four ways to mix, at the blank: how much each word feeds it"
+    ident = "part2-four-ways" + ("-phone" if phone else "")
+    if phone:  # the words on their side above the bands: river's, and cheque's above its attention band
+        x0, slot, lift0, lift1, title_h, label_h = 6.0, (PHONE - 12) / (n + 1), 4.0, 3.4, 26.0, 44.0
+        width = PHONE
+        head_h = max(text_width(t, MIN_TEXT) for t in river["tokens"] + cheque["tokens"] + ["blank"]) + 16
+        headers = {0: ("river",), 4: ("cheque",)}
+    else:  # both sentences' words over the bands, river's over cheque's; each band named at its left
+        x0, slot, lift0, lift1, title_h, label_h = 190.0, 86.0, 6.0, 4.2, 0.0, 32.0
+        width = x0 + slot * (n + 1) + 10
+        head_h = 58.0
+        headers = {0: SENTENCE_ORDER}
+    top_lift = lift0 + lift1 * n
+    band_h = title_h + top_lift + 10 + label_h
+    d = Drawing(width, len(headers) * head_h + len(bands) * band_h + 4, ident, title, desc)
+    xs = [x0 + (j + 0.5) * slot for j in range(n + 1)]
+    tokens = {"river": river["tokens"], "cheque": cheque["tokens"]}
+    y = 0.0
+    for b, ((name, second), weights, colour) in enumerate(bands):
+        if b in headers:  # the words, then the blank
+            for k, which in enumerate(headers[b]):
+                for j, x in enumerate(xs):
+                    word = tokens[which][j] if j < n else ("blank" if k == 0 else "")
+                    fill = SENTENCES[which] if j < n else INK
+                    if not word:
+                        continue
+                    if phone:
+                        bx, by = x + 6, y + head_h - 8
+                        d.text(
+                            bx,
+                            by,
+                            word,
+                            size=MIN_TEXT,
+                            anchor="start",
+                            fill=fill,
+                            transform=f"rotate(-90 {bx:.1f} {by:.1f})",
+                        )
+                    else:
+                        d.text(x, y + 20 + k * 24, word, size=MIN_TEXT, fill=fill, weight="600" if j == n else "normal")
+            y += head_h
+        base = y + title_h + top_lift + 10
+        for x in xs[:n]:
+            d.polyline([(x, y), (x, base)], colour=GRIDLINE, width=1, arrow=False)
+        ink = colour if colour != LINE else INK
+        if phone:
+            d.text(x0, y + 20, f"{name} · {second}", size=MIN_TEXT, anchor="start", weight="600", fill=ink)
+        else:
+            for k, line in enumerate((name, second)):
+                d.text(
+                    10,
+                    base - 24 + k * 24,
+                    line,
+                    size=MIN_TEXT,
+                    anchor="start",
+                    weight="600" if not k else "normal",
+                    fill=ink,
+                )
+        blank = d.box(xs[n] - slot / 2 + 4, base - 6, slot - 8, 30, "?", kind="op")
+        ends = [(blank.x + blank.w - 4 - (j / max(1, n - 1)) * (blank.w - 8), blank.y) for j in range(n)]
+        last_labelled = -2
+        for j in range(n):
+            lift = lift0 + lift1 * (n - j)
+            if weights is None:
+                if window[j]:
+                    d.arrow((xs[j], base), ends[j], width=3, colour=LINE, dash="6 4", bend=2 * lift)
+                    d.text(xs[j], base + 24, "✓", size=MIN_TEXT, fill=INK)
+                continue
+            weighted_arrow(d, (xs[j], base), ends[j], weights[j], colour, lift=lift)
+            d.dot(xs[j], base, 2.5, colour)
+            if weights[j] >= LABELLED and weights is not mean:
+                low = phone and last_labelled == j - 1  # a phone's slot is narrower than a number
+                d.text(xs[j], base + 22 + (20 if low else 0), number(weights[j], 2), size=MIN_TEXT, fill=INK)
+                last_labelled = -2 if low else j
+        y += band_h
+    return d
 
 
 def position_rows(model: dict) -> str:
