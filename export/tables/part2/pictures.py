@@ -431,7 +431,7 @@ def _four_ways(compare: dict, phone: bool) -> Drawing:
                     weight="600" if not k else "normal",
                     fill=ink,
                 )
-        blank = d.box(xs[n] - slot / 2 + 4, base - 6, slot - 8, 30, "?", kind="op")
+        blank = d.box(xs[n] - slot / 2 + 4, base - 6, slot - 8, 30, "?", kind="plain")
         ends = [(blank.x + blank.w - 4 - (j / max(1, n - 1)) * (blank.w - 8), blank.y) for j in range(n)]
         last_labelled = -2
         for j in range(n):
