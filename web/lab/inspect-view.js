@@ -92,7 +92,7 @@ export function renderInspect(container, { stepIndex, items, controls, vocab, me
   const own = items.find((x) => x && x.kind === experiment.source) || first;
   const lab = own && experiment.ablation ? interventionPanel({ it: own, vocab, metadata,
     ablation: experiment.ablation, onToggleHide: experiment.onToggleHide, onRestore: experiment.onRestore,
-    readouts }) : null;
+    readouts, digest: experiment.digest?.('words') }) : null;
   const actions = onScore ? el('p', { class: 'note' }, el('button', { type: 'button', class: 'link-button',
     onclick: onScore, text: 'Score this continuation with all three models' })) : null;
   // the matrices are a few keys away: this link is the panel's first Tab stop
@@ -339,7 +339,8 @@ function attentionSection(it, entry, vocab, experiment, after) {
     'aria-label': `${entry.label}: attention` },
   el('h4', { text: `${entry.label}: final query's attention, per head` }),
   headToggles(it.kind, entry.label, heads, experiment.ablation?.heads_off[it.kind], experiment.onToggleHead,
-    experiment.onToggleHead ? resultLine(it, vocab, after, experiment.active, 'heads') : null),
+    experiment.onToggleHead ? resultLine(it, vocab, after, experiment.active, 'heads') : null,
+    experiment.digest?.(it.kind)),
   el('p', { class: 'note' }, `${real.length} token${real.length === 1 ? '' : 's'} in view`,
     pads ? ` (${pads} PAD slot${pads === 1 ? '' : 's'} hidden: weight exactly 0)` : '',
     '. Opens at the newest tokens; scroll left for older ones.'),

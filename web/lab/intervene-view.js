@@ -10,7 +10,8 @@ import { headCostNote } from './head-cost.js';
 
 // The hide strip: every token of the window as a toggle (one Tab stop, arrow
 // keys inside); the newest token, the query's own slot, cannot be hidden.
-export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide, onRestore, readouts = [] }) {
+export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide, onRestore, readouts = [],
+  digest = null }) {
   const hidden = new Set(ablation.hide);
   const last = it.context.length - 1;
   const chips = [];
@@ -48,6 +49,7 @@ export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide,
     // each model's chosen token before and after, right under the strip that changed it
     readouts.length ? el('div', { class: 'exp-readouts', role: 'group',
       'aria-label': 'Each model\'s chosen token with your experiment' }, readouts) : null,
+    digest, // each model's continuation with the experiment, when the cards show one
     el('p', { class: 'note intervention-state', 'aria-live': 'polite' },
       active ? `Now: ${changes.join('; ')}. The probabilities here and below are with these changes. `
         : 'Nothing changed yet. ',
@@ -57,7 +59,7 @@ export function interventionPanel({ it, vocab, metadata, ablation, onToggleHide,
 
 // A toggle per head: pressed = on; right under them the model's result with the
 // heads as they are (readout); then each head's cost on the test set (head-cost.js).
-export function headToggles(kind, label, heads, off, onToggle, readout = null) {
+export function headToggles(kind, label, heads, off, onToggle, readout = null, digest = null) {
   if (!onToggle) return null;
   const set = new Set(off || []);
   const group = el('div', { class: 'head-toggles', role: 'group', 'aria-label': `${label}: switch heads on or off` },
@@ -66,5 +68,5 @@ export function headToggles(kind, label, heads, off, onToggle, readout = null) {
       'data-head': h, 'aria-pressed': set.has(h) ? 'false' : 'true', onclick: () => onToggle(kind, h),
       text: `Head ${h + 1} ${set.has(h) ? 'off' : 'on'}` })));
   roving(group, '.head-toggle'); // one Tab stop, arrow keys between the heads
-  return [group, readout, headCostNote(kind, heads)]; // beside them, what each head is worth on the test set
+  return [group, readout, digest, headCostNote(kind, heads)]; // beside them, what each head is worth on the test set
 }

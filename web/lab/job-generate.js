@@ -14,6 +14,7 @@ import { analyse, readControls, showTask, syncSamplingLast, validate, writeContr
 import { checkAblation, checkText } from './guards.js';
 import { selectStep } from './job-inspect.js';
 import { applicable, experimentOn, showExperimentNote } from './experiment.js';
+import { refreshDigests } from './experiment-runs.js';
 
 // how.early (the Generate button): start as soon as any model is usable; the
 // API waits for lab.ready. how.experiment (the Generate button): with the
@@ -173,4 +174,56 @@ function flushRender() {
     if (run.experiment) renderExperimentRun(S.views[k], run, k);
   }
   dirty.clear();
+}
+
+// The experiment changed (a head toggled, a word hidden, Restore) while the shown run has its
+// experimental continuation: that continuation is made again with the experiment as it is now, on the
+// same prompt and settings (the plain run and the inspected step stay), so the result beside the
+// control (the inspect panel's digest, experiment-runs.js) and on the cards is never stale. One at a
+// time: a change while it runs makes it run once more when it ends. Cleared, the cards are plain again.
+let again = false;
+export function rerunExperiment() {
+  const run = S.run;
+  if (!run || !run.experiment || run.active) return null;
+  if (S.job) {
+    if (S.job.experimentOnly) again = true;
+    return null;
+  }
+  if (!experimentOn()) {
+    run.experiment = null;
+    for (const kind of S.metadata.order) renderExperimentRun(S.views[kind], run, kind);
+    refreshDigests();
+    return null;
+  }
+  return runJob('generation', async (job) => {
+    job.experimentOnly = true;
+    const second = applicable(run.history.length);
+    const o = run.options;
+    run.id = job.runId;
+    run.active = true;
+    run.target = 'experiment';
+    run.experiment = { ablation: second, results: emptyResults(run.results) };
+    for (const kind of S.metadata.order) renderExperimentRun(S.views[kind], run, kind);
+    refreshDigests();
+    try {
+      await call('generate', {
+        runId: run.id, kinds: S.metadata.order, backend: run.backend, prompts: [run.promptIds],
+        mode: o.mode, temperature: o.temperature, seed: o.seed >>> 0, limit: o.limit, top_k: o.top_k, top_p: o.top_p,
+        headsOff: second.heads_off, hide: second.hide,
+      });
+    } finally {
+      for (const kind of S.metadata.order) dirty.add(kind);
+      flushRender();
+      run.active = false;
+      refreshDigests(true);
+    }
+  }).catch((err) => {
+    $('page-error').textContent = `The run with your experiment failed: ${err.message}`;
+    $('page-error').hidden = false;
+  }).finally(() => {
+    if (again) {
+      again = false;
+      rerunExperiment();
+    }
+  });
 }

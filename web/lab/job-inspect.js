@@ -17,6 +17,8 @@ import { wordEffects } from './effects.js';
 import { greedyChoice } from '../core/decoding.js';
 import { objectKey } from './predict.js';
 import { ablation as pageAblation, changed, clearExperiment, onExperimentChange } from './experiment.js';
+import { digestPlace, experimentDigest } from './experiment-runs.js';
+import { rerunExperiment } from './job-generate.js';
 
 // The context a model read at step i of the shown run, and the history
 // index of its first slot.
@@ -116,7 +118,8 @@ export function renderInspectPanel() {
     onSameContext: (on) => { S.sameContext = on; inspectStep(); },
     onScore: () => scoreContinuation(S.selectedKind),
     experiment: { ablation: S.ablation, active: S.inspected.experiment, target: S.inspected.target,
-      source: S.selectedKind, onToggleHead: toggleHead, onToggleHide: toggleHide, onRestore: restore, loadSteps },
+      source: S.selectedKind, onToggleHead: toggleHead, onToggleHide: toggleHide, onRestore: restore, loadSteps,
+      digest: experimentDigest },
   });
 }
 
@@ -134,8 +137,9 @@ function toggleHead(kind, head) {
   const off = new Set(S.ablation.heads_off[kind]);
   if (off.has(head)) off.delete(head); else off.add(head);
   S.ablation.heads_off[kind] = [...off].sort((a, b) => a - b);
+  digestPlace(kind);
   changed();
-  rerun(control, at, `.inspect-attention[data-kind="${kind}"] .exp-readout`);
+  rerun(control, at, `.inspect-attention[data-kind="${kind}"] :is(.exp-readout, .exp-runs)`);
 }
 
 function toggleHide(pos) {
@@ -144,14 +148,16 @@ function toggleHide(pos) {
   const hide = new Set(S.ablation.hide);
   if (hide.has(pos)) hide.delete(pos); else hide.add(pos);
   S.ablation.hide = [...hide].sort((a, b) => a - b);
+  digestPlace('words');
   changed();
-  rerun(control, at, '.exp-readouts');
+  rerun(control, at, '.intervention :is(.exp-readouts, .exp-runs)');
 }
 
 function restore() {
   const at = placeOf('.hide-strip .hide-tok');
+  digestPlace('words');
   clearExperiment();
-  rerun('.hide-strip .hide-tok', at, '.exp-readouts');
+  rerun('.hide-strip .hide-tok', at, '.intervention :is(.exp-readouts, .exp-runs)');
 }
 
 // Where a control of the panel is on screen (its top, in px from the viewport's).
@@ -164,12 +170,14 @@ function placeOf(selector) {
 // above it change length): the result line beside it then in view too.
 function rerun(focusSelector, at, resultSelector) {
   inspectStep().then(() => {
+    rerunExperiment(); // the shown experimental continuation, made again with the experiment as it is now
     const control = document.querySelector(`#inspect-body ${focusSelector}`);
     if (!control) return;
     control.focus({ preventScroll: true });
     if (at !== null) window.scrollBy(0, control.getBoundingClientRect().top - at);
-    const result = document.querySelector(`#inspect-body ${resultSelector}`);
-    (result || control).scrollIntoView({ block: 'nearest' });
+    // the last of the result lines (the continuations' lines come after the readouts) in view too
+    const results = document.querySelectorAll(`#inspect-body :is(${resultSelector})`);
+    (results[results.length - 1] || control).scrollIntoView({ block: 'nearest' });
     control.scrollIntoView({ block: 'nearest' });
   });
 }
@@ -177,4 +185,5 @@ function rerun(focusSelector, at, resultSelector) {
 // Cleared from the workbench: the inspected step redraws without it.
 onExperimentChange(() => {
   if (S.inspected && noAblation(S.ablation) && S.inspected.experiment) inspectStep();
+  if (noAblation(S.ablation)) rerunExperiment(); // cleared: the cards' experimental continuations go
 });

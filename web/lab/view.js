@@ -109,28 +109,37 @@ export function renderSettings(view, run) {
   view.settings.textContent = `Settings: ${describeSettings(run.options, run.backend)}${exp}.`;
 }
 
+// A run's step i as a word: its token, <EOS>, or nothing (it had stopped).
+const stepWord = (r, i) => (i < r.tokens.length ? visibleToken(r.tokens[i])
+  : r.stats?.stop === 'eos' && i === r.tokens.length ? '<EOS>' : 'nothing (it had stopped)');
+
+// How a model's run with the experiment compares with its plain run: the first step where they
+// differ (null: the same, or not finished), its chosen IDs, the words there, and the verdict line.
+export function experimentOutcome(run, kind) {
+  const plain = run.models[kind];
+  const m = run.experiment.results[0][kind];
+  const done = Boolean(plain.stats && m.stats);
+  const mine = chosenIds(m);
+  const at = done ? firstDifference(chosenIds(plain), mine) : null;
+  const verdict = !done ? (m.stats || !plain.stats ? '' : 'Running with your experiment…')
+    : at === null ? `The same ${mine.length} token${mine.length === 1 ? '' : 's'} as without it.`
+      : `First differs at step ${at + 1}: ${stepWord(m, at)} instead of ${stepWord(plain, at)} (marked in both).`;
+  return { done, at, mine, verdict, now: at === null ? null : stepWord(m, at), was: at === null ? null : stepWord(plain, at) };
+}
+
 // Under the plain continuation, the same run with the page's experiment: its
 // text and tokens, the first step where it chose differently marked in both strips.
 export function renderExperimentRun(view, run, kind) {
   const box = view.experiment;
   for (const b of view.output.querySelectorAll('.tok.diverge')) b.classList.remove('diverge');
   if (!run.experiment) { box.hidden = true; box.replaceChildren(); return; }
-  const plain = run.models[kind];
   const m = run.experiment.results[0][kind];
   const a = run.experiment.ablation;
-  const done = Boolean(plain.stats && m.stats);
-  const mine = chosenIds(m);
-  const at = done ? firstDifference(chosenIds(plain), mine) : null;
-  // a run's step i as a word: its token, <EOS>, or nothing (it had stopped)
-  const name = (r, i) => (i < r.tokens.length ? visibleToken(r.tokens[i])
-    : r.stats?.stop === 'eos' && i === r.tokens.length ? '<EOS>' : 'nothing (it had stopped)');
+  const { at, mine, verdict } = experimentOutcome(run, kind);
   const chips = mine.map((id, i) => el('span', { class: `tok exp-tok${i === at ? ' diverge' : ''}${id === EOS_ID
-    ? ' eos' : ''}`, 'data-step': i, 'data-id': id, title: `step ${i + 1} with your experiment` }, name(m, i)));
+    ? ' eos' : ''}`, 'data-step': i, 'data-id': id, title: `step ${i + 1} with your experiment` }, stepWord(m, i)));
   if (at !== null) view.output.querySelector(`.tok[data-step="${at}"]`)?.classList.add('diverge');
   const pieces = detokenizePieces([...run.promptTokens, ...m.tokens]);
-  const verdict = !done ? (m.stats || !plain.stats ? '' : 'Running with your experiment…')
-    : at === null ? `The same ${mine.length} token${mine.length === 1 ? '' : 's'} as without it.`
-      : `First differs at step ${at + 1}: ${name(m, at)} instead of ${name(plain, at)} (marked in both).`;
   box.hidden = false;
   box.dataset.diverge = at === null ? '' : String(at);
   box.replaceChildren(
