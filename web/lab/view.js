@@ -124,7 +124,8 @@ export function experimentOutcome(run, kind) {
   const verdict = !done ? (m.stats || !plain.stats ? '' : 'Running with your experiment…')
     : at === null ? `The same ${mine.length} token${mine.length === 1 ? '' : 's'} as without it.`
       : `First differs at step ${at + 1}: ${stepWord(m, at)} instead of ${stepWord(plain, at)} (marked in both).`;
-  return { done, at, mine, verdict, now: at === null ? null : stepWord(m, at), was: at === null ? null : stepWord(plain, at) };
+  const words = at === null ? { now: null, was: null } : { now: stepWord(m, at), was: stepWord(plain, at) };
+  return { done, at, mine, verdict, ...words };
 }
 
 // Under the plain continuation, the same run with the page's experiment: its
