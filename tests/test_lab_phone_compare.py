@@ -217,3 +217,72 @@ def test_the_sampling_settings_say_what_the_shown_continuations_were_made_with(l
     evaluate(lab, f"return await window.lab.generate({{prompt: {PROMPT!r}, mode: 'greedy', limit: 2}});")
     lab.check('input[name="mode"][value="sampled"]')
     assert lab.inner_text(line).startswith("The continuations shown are greedy")
+
+
+def test_the_experimental_continuations_follow_the_control_on_one_screen(lab):
+    """With the cards showing a run with the experiment, a head toggled or a word hidden makes that run
+    again, and each model's line (the same, or where it first differs) stands under the control, both on
+    screen at once; the lines and the cards say what lab.generate says with the experiment as it is now."""
+    lab.click("#generate")
+    wait_done(lab)
+    lab.click('.model-card[data-kind="attn4"] .tok[data-step="2"]')
+    lab.click('.inspect-attention[data-kind="attn4"] .head-toggle[data-head="3"]')
+    lab.wait_for_selector('.inspect-attention[data-kind="attn4"] .exp-readout.changed')
+    lab.click("#generate")
+    wait_done(lab)
+    lab.click('.model-card[data-kind="attn4"] .tok[data-step="2"]')
+    lab.wait_for_selector('.inspect-attention[data-kind="attn4"] .exp-readout.changed')
+    opts = lab.evaluate(
+        "() => ({prompt: document.querySelector('#prompt').value, mode: 'greedy', backend: 'wasm',"
+        " limit: Number(document.querySelector('#limit').value)})"
+    )
+    lines = {}
+    for control, place, ablation, what in [
+        (
+            '.inspect-attention[data-kind="attn4"] .head-toggle[data-head="1"]',
+            '.inspect-attention[data-kind="attn4"]',
+            {"heads_off": {"attn4": [1, 3]}},
+            "Four-head attention: heads 2, 4 off",
+        ),
+        (
+            '.hide-strip .hide-tok[data-pos="3"]',
+            ".intervention",
+            {"heads_off": {"attn4": [1, 3]}, "hide": [3]},
+            "Four-head attention: heads 2, 4 off; hidden: ",
+        ),
+    ]:
+        before = centre(lab, control)
+        lab.click(control)
+        lab.wait_for_function(
+            "([s, what]) => (document.querySelector(`${s} .exp-runs`)?.dataset.experiment || '').startsWith(what)"
+            " && document.querySelectorAll(`${s} .exp-runs .exp-run-line[data-done=true]`).length === 3"
+            " && document.querySelector('#stop').disabled",
+            arg=[place, what],
+            timeout=120_000,
+        )
+        lab.wait_for_function("(s) => document.activeElement === document.querySelector(s)", arg=control)
+        after = lab.evaluate(BOX, control)
+        assert in_view(after) and after["top"] >= 0 and after["bottom"] <= PHONE["height"], (before, after)
+        assert lab.locator(".exp-runs").count() == 1  # under the control used, nowhere else
+        got = {}
+        for kind in KINDS:
+            sel = f'{place} .exp-runs .exp-run-line[data-kind="{kind}"]'
+            box = lab.evaluate(BOX, sel)
+            # the line whole on the same screen as the control, below it
+            assert box["top"] >= after["bottom"] and box["bottom"] <= PHONE["height"], (kind, box, after)
+            print(f"{place} {kind}: control {after}, its line {box}")
+            got[kind] = lab.get_attribute(sel, "data-diverge")
+            card = lab.locator(f'.model-card[data-kind="{kind}"] .experiment-run')
+            assert card.get_attribute("data-diverge") == got[kind], kind  # the cards show the same run
+        lines[control] = (got, ablation)
+    plain = evaluate(lab, "return await window.lab.generate(arg);", opts)
+    for got, ablation in lines.values():
+        run = evaluate(lab, "return await window.lab.generate(arg);", {**opts, **ablation})
+        for kind in KINDS:
+            ref = plain["models"][kind]["ids"] + ([2] if plain["models"][kind]["stop"] == "eos" else [])
+            mine = run["models"][kind]["ids"] + ([2] if run["models"][kind]["stop"] == "eos" else [])
+            at = next((i for i, (x, y) in enumerate(zip(ref, mine)) if x != y), None)
+            if at is None and len(ref) != len(mine):
+                at = min(len(ref), len(mine))
+            assert got[kind] == ("" if at is None else str(at)), (kind, ablation)
+    assert not lab.watch.errors

@@ -8,6 +8,7 @@ import { detokenizePieces } from '../core/tokenizer.js';
 import { el } from '../core/dom.js';
 import { experimentOutcome } from './view.js';
 import { S, $ } from './state.js';
+import { describeAblation } from './experiment.js';
 
 // Where the lines stand: 'words' (under the hide strip) or a model's kind (under its head toggles).
 export function digestPlace(place) {
@@ -38,12 +39,15 @@ function fill(box) {
     const text = !o.done ? 'running with your experiment…'
       : o.at === null ? `the same ${o.mine.length} token${o.mine.length === 1 ? '' : 's'} as without it.`
         : `first differs at step ${o.at + 1}: “${o.now}” instead of “${o.was}”${tail ? `: “${tail}…”` : ''}.`;
-    return el('li', { class: 'exp-run-line', 'data-kind': kind, 'data-done': o.done ? 'true' : 'false',
-      'data-diverge': o.done ? (o.at === null ? '' : String(o.at)) : null },
-    el('strong', { text: `${S.metadata.models[kind].label}: ` }), text);
+    const line = el('li', { class: 'exp-run-line', 'data-kind': kind, 'data-done': o.done ? 'true' : 'false' },
+      el('strong', { text: `${S.metadata.models[kind].label}: ` }), text);
+    if (o.done) line.dataset.diverge = o.at === null ? '' : String(o.at); // as the card's box: '' for the same
+    return line;
   });
+  const what = describeAblation(run.experiment.ablation, run.history);
+  box.dataset.experiment = what; // which experiment the lines are of (a change makes them again)
   box.replaceChildren(
-    el('p', { class: 'note exp-runs-title' }, 'Each model’s continuation with your experiment as it is now (',
+    el('p', { class: 'note exp-runs-title' }, `Each model’s continuation with your experiment (${what}; `,
       el('a', { href: '#outputs-section', text: 'both runs on the cards' }), '):'),
     el('ul', { class: 'exp-run-lines' }, lines));
 }
