@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from common.chromium import evaluate
-from support.lab import KINDS, reset_lab
+from support.lab import KINDS, axe_serious, reset_lab
 
 PHONE = {"width": 390, "height": 844}
 WIDE = {"width": 1280, "height": 720}
@@ -275,6 +275,8 @@ def test_the_experimental_continuations_follow_the_control_on_one_screen(lab):
             card = lab.locator(f'.model-card[data-kind="{kind}"] .experiment-run')
             assert card.get_attribute("data-diverge") == got[kind], kind  # the cards show the same run
         lines[control] = (got, ablation)
+        assert not axe_serious(lab, "#inspect"), place
+        assert lab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     plain = evaluate(lab, "return await window.lab.generate(arg);", opts)
     for got, ablation in lines.values():
         run = evaluate(lab, "return await window.lab.generate(arg);", {**opts, **ablation})
