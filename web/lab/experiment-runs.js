@@ -47,7 +47,8 @@ function fill(box) {
   const what = describeAblation(run.experiment.ablation, run.history);
   box.dataset.experiment = what; // which experiment the lines are of (a change makes them again)
   box.replaceChildren(
-    el('p', { class: 'note exp-runs-title' }, `Each model’s continuation with your experiment (${what}; `,
+    el('p', { class: 'note exp-runs-title' },
+      `Each model’s continuation with your experiment (${what.replace(/"([^"]*)"/g, '“$1”')}; `,
       el('a', { href: '#outputs-section', text: 'both runs on the cards' }), '):'),
     el('ul', { class: 'exp-run-lines' }, lines));
 }
