@@ -277,6 +277,11 @@ def test_the_experimental_continuations_follow_the_control_on_one_screen(lab):
         lines[control] = (got, ablation)
         assert not axe_serious(lab, "#inspect"), place
         assert lab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # Restore: the experiment is gone, and so are its lines and the cards' runs with it
+    lab.click(".intervention .restore")
+    lab.wait_for_function("document.querySelector('.intervention-state').textContent.includes('Nothing changed')")
+    assert lab.locator(".exp-runs").count() == 0
+    assert all(lab.locator(f'.model-card[data-kind="{k}"] .experiment-run').is_hidden() for k in KINDS)
     plain = evaluate(lab, "return await window.lab.generate(arg);", opts)
     for got, ablation in lines.values():
         run = evaluate(lab, "return await window.lab.generate(arg);", {**opts, **ablation})
