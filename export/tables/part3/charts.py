@@ -4,29 +4,49 @@ kit/charts.py and kit/draw.py."""
 
 from __future__ import annotations
 
-from common.palette import INK_SOFT, MODELS, PAPER
+from common.palette import INK, INK_SOFT, MODELS, PAPER
 
-from ..kit.charts import Frame, label, legend, loss_axes, nice_ticks, phone_top, points
-from ..kit.draw import PHONE, arranged, chart, element, title
-
-
-def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int, seed: int) -> str:
-    """Validation loss of one seed's runs (one line per model): a ring at the
-    selected (best) step and a square at the last step. For a phone
-    (kit/draw.py ``arranged``) the same lines PHONE units wide, the legend above."""
-    wide = _seed_curves(runs, labels, first_shown, seed, phone=False)
-    return arranged(wide, _seed_curves(runs, labels, first_shown, seed, phone=True))
+from ..kit.charts import Frame, label, nice_ticks, points
+from ..kit.draw import PHONE, arranged, chart, element, group, text_width, title
 
 
-def _seed_curves(runs: list[dict], labels: dict[str, str], first_shown: int, seed: int, phone: bool) -> str:
-    if phone:
-        top = phone_top(len(runs) + 2)
-        frame, body, traces = loss_axes(runs, first_shown, height=420 + top, right=30, width=PHONE, top=top)
-    else:
-        frame, body, traces = loss_axes(runs, first_shown, height=420, right=230)
-    for r, trace in zip(runs, traces):
+def seed_curves_chart(runs: list[dict], labels: dict[str, str], first_shown: int, seed: int, plateau: float) -> str:
+    """Validation loss of one seed's runs drawn as small multiples, one panel per
+    model on one shared loss axis: the model's curve, a dot at its selected
+    (lowest-validation) step labelled with its loss, a square at the last step,
+    and a bracket at the last step from the best level up to the last loss,
+    labelled with the rise in nats (under ``plateau`` nats: called a plateau).
+    For a phone (kit/draw.py ``arranged``) the same panels one per row."""
+    wide = _seed_curves(runs, labels, first_shown, seed, plateau, phone=False)
+    return arranged(wide, _seed_curves(runs, labels, first_shown, seed, plateau, phone=True))
+
+
+SEED_PANEL_W, SEED_PANEL_H = 393, 360  # a wide panel (three make 1,179 units); a phone's is PHONE wide
+SEED_RIGHT = 128  # right of the plot: the bracket and its label (on a phone, set in narrower lines)
+SEED_RIGHT_PHONE = 104
+
+
+def _seed_curves(
+    runs: list[dict], labels: dict[str, str], first_shown: int, seed: int, plateau: float, phone: bool
+) -> str:
+    traces = [[p for p in r["val_trace"] if p["step"] >= first_shown] for r in runs]
+    xs = [p["step"] for t in traces for p in t]
+    ys = [p["val_loss"] for t in traces for p in t]
+    # one loss axis for every panel, with room under the lowest curve for its best label
+    yticks = nice_ticks(min(ys) - 0.12 * (max(ys) - min(ys)) - 0.1, max(ys), 6)
+    xticks = nice_ticks(0, max(xs), 3)
+    pw = PHONE if phone else SEED_PANEL_W
+    ph = 262 if phone else SEED_PANEL_H
+    body: list[str] = []
+    for i, (r, trace) in enumerate(zip(runs, traces)):
         kind, colour = r["kind"], MODELS[r["kind"]]
-        body.append(
+        left, right = (70, SEED_RIGHT_PHONE) if phone else (70 if i == 0 else 48, SEED_RIGHT)
+        frame = Frame(xticks, yticks, width=pw, height=ph, left=left, right=right, top=44, bottom=48)
+        parts = frame.axes("optimizer step", "validation loss (nats)")
+        if i and not phone:  # one loss axis: its title on the first panel only
+            parts.pop()
+        parts.append(label(frame.left, 24, labels[kind], size=18, fill=colour, font_weight="bold"))
+        parts.append(
             element(
                 "polyline",
                 children=title(f"{labels[kind]}, seed {seed}"),
@@ -38,65 +58,102 @@ def _seed_curves(runs: list[dict], labels: dict[str, str], first_shown: int, see
                 points=points(frame, trace),
             )
         )
+        best = next(p for p in trace if p["step"] == r["selected_step"])
         last = trace[-1]
-        body.append(
+        bx, by = frame.x(best["step"]), frame.y(best["val_loss"])
+        lx, ly = frame.x(last["step"]), frame.y(last["val_loss"])
+        rise = last["val_loss"] - best["val_loss"]
+        # the best level carried to the last step, then the bracket from it to the last loss
+        kx = lx + 14
+        parts.append(
+            element(
+                "line",
+                cls="best-level",
+                x1=bx,
+                x2=kx,
+                y1=by,
+                y2=by,
+                stroke=colour,
+                stroke_width=1.5,
+                stroke_dasharray="5 4",
+            )
+        )
+        parts.append(
+            element(
+                "path",
+                children=title(f"last minus best: {rise:.3f} nats"),
+                cls="gap",
+                data_kind=kind,
+                data_rise=f"{rise:.6f}",
+                d=f"M{kx - 5},{by} H{kx} V{ly} H{kx - 5}",
+                fill="none",
+                stroke=INK,
+                stroke_width=2,
+            )
+        )
+        gap = ([f"+{rise:.3f}", "nats"] if phone else [f"+{rise:.3f} nats"]) + (["a plateau"] if rise < plateau else [])
+        top = (by + ly) / 2 + 6 - 11 * (len(gap) - 1) if phone else (by + ly) / 2 + 6
+        for k, line in enumerate(gap):
+            parts.append(label(kx + 8, top + 22 * k, line, size=18, fill=INK, cls="gap-label"))
+        parts.append(
             element(
                 "rect",
                 children=title(f"last step {last['step']:,}: {last['val_loss']:.3f}"),
                 cls="last",
                 data_kind=kind,
-                x=frame.x(last["step"]) - 5,
-                y=frame.y(last["val_loss"]) - 5,
-                width=10,
-                height=10,
+                data_step=last["step"],
+                data_loss=f"{last['val_loss']:.6f}",
+                x=lx - 6,
+                y=ly - 6,
+                width=12,
+                height=12,
                 fill=colour,
             )
         )
-        for p in trace:
-            if p["step"] == r["selected_step"]:
-                x, y = frame.x(p["step"]), frame.y(p["val_loss"])
-                tip = title(f"selected step {p['step']:,}: {p['val_loss']:.3f}")
-                body.append(
-                    element(
-                        "circle",
-                        children=tip,
-                        cls="selected",
-                        data_kind=kind,
-                        cx=x,
-                        cy=y,
-                        r=8,
-                        fill=PAPER,
-                        fill_opacity=0,
-                        stroke=colour,
-                        stroke_width=3,
-                    )
-                )
-                best = f"best, step {p['step']:,}"
-                if phone:  # beside its ring, on its left: two rings a step apart keep their labels apart
-                    body.append(label(x - 12, y + 6, best, size=13, fill=colour, text_anchor="end"))
-                else:
-                    body.append(label(x, y - 13, best, size=13, fill=colour, text_anchor="middle"))
-
-    def marks(x, y):
-        return [
-            element("circle", cx=x + 13, cy=y + 8, r=7, fill=PAPER, stroke=INK_SOFT, stroke_width=3),
-            element("text", "selected (best) step", x=x + 34, y=y + 12),
-            element("rect", x=x + 8, y=y + 28, width=10, height=10, fill=INK_SOFT),
-            element("text", "last step", x=x + 34, y=y + 38),
-        ]
-
-    body.append(legend(frame, [r["kind"] for r in runs], labels, marks, at=(frame.left, 20) if phone else None))
+        parts.append(label(lx + 4, ly - 14, f"last {last['val_loss']:.3f}", size=18, fill=colour, text_anchor="end"))
+        parts.append(
+            element(
+                "circle",
+                children=title(f"selected step {best['step']:,}: {best['val_loss']:.3f}"),
+                cls="selected",
+                data_kind=kind,
+                data_step=best["step"],
+                data_loss=f"{best['val_loss']:.6f}",
+                cx=bx,
+                cy=by,
+                r=7,
+                fill=colour,
+                stroke=PAPER,
+                stroke_width=2,
+            )
+        )
+        # the best's label under its dot (no curve runs below its lowest point)
+        lines = [f"best {best['val_loss']:.3f}", f"at step {best['step']:,}"]
+        if phone:  # one line: a phone's panel is short
+            lines = [" ".join(lines)]
+        half = max(text_width(t, 18) for t in lines) / 2
+        if bx - frame.left > half and lx - bx > half:
+            anchor, at = "middle", bx
+        else:
+            anchor, at = ("end", bx + 10) if lx - bx <= half else ("start", bx - 10)
+        for k, line in enumerate(lines):
+            parts.append(label(at, by + 28 + 22 * k, line, size=18, fill=colour, text_anchor=anchor, cls="best-label"))
+        dx, dy = (0, i * ph) if phone else (i * pw, 0)
+        body.append(group(parts, cls="panel", data_kind=kind, transform=f"translate({dx} {dy})"))
+    width, height = (pw, ph * len(runs)) if phone else (pw * len(runs), ph)
     desc = (
-        f"Validation loss against optimizer step for the seed-{seed} run of each model. "
+        f"Validation loss against optimizer step for the seed-{seed} run of each model, one panel per model "
+        "on one loss axis. "
         + "; ".join(
             f"{labels[r['kind']]}: best {r['val_loss']:.3f} at step {r['selected_step']:,}, "
-            f"last {r['val_trace'][-1]['val_loss']:.3f} at step {r['val_trace'][-1]['step']:,}"
+            f"last {r['val_trace'][-1]['val_loss']:.3f} at step {r['val_trace'][-1]['step']:,}, "
+            f"{r['val_trace'][-1]['val_loss'] - r['val_loss']:.3f} nats higher"
             for r in runs
         )
         + "."
     )
     heading = f"Validation loss of the seed-{seed} runs: best step versus last step"
-    return chart(f"chart-seed-{seed}" + ("-phone" if phone else ""), frame.width, frame.height, heading, desc, body)
+    return chart(f"chart-seed-{seed}" + ("-phone" if phone else ""), width, height, heading, desc, body)
 
 
 def similarity_by_gap(by_gap: list[float], far: int, min_pairs: int) -> str:

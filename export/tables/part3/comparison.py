@@ -76,7 +76,7 @@ def seed_curves(results: dict | None, seed: int = CHECKPOINT_SEED) -> dict:
         "far": [x for x in rows if not x["plateau"]],
         "plateau_nats": PLATEAU_NATS,
         "first_shown_step": first_shown,
-        "svg": seed_curves_chart(runs, LABELS, first_shown, seed),
+        "svg": seed_curves_chart(runs, LABELS, first_shown, seed, PLATEAU_NATS),
         "table": {
             "header": ["model", "best step", "best validation loss", "last step", "last validation loss"],
             "rows": [

@@ -1,0 +1,131 @@
+"""Part III figures drawn as the idea instead of a table in colour (issue 35
+item 2): each test reads the drawing back (positions on its own axes, its
+labels) and holds it to the table it was drawn from, in both arrangements
+(the wide one and the phone one, kit/draw.py ``Arranged``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from common.palette import MODELS
+from common.settings import ROOT
+from export.tables.kit.draw import PHONE, text_width
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _root(svg: str) -> ET.Element:
+    return ET.fromstring(svg)
+
+
+def _text(e: ET.Element) -> str:
+    return "".join(e.itertext())
+
+
+def _translate(e: ET.Element) -> tuple[float, float]:
+    m = re.match(r"translate\(([-\d.]+) ([-\d.]+)\)", e.get("transform") or "")
+    return (float(m.group(1)), float(m.group(2))) if m else (0.0, 0.0)
+
+
+def _boxes(parent: ET.Element, dx: float = 0.0, dy: float = 0.0) -> list[tuple[str, float, float, float, float]]:
+    """(text, x0, y0, x1, y1) of every unrotated <text> under ``parent`` (its
+    width estimated as kit/draw.py's ``text_width``), in the parent's frame
+    plus (dx, dy)."""
+    out = []
+    for t in parent.iter(SVG + "text"):
+        if t.get("transform") or t.get("x") is None:
+            continue
+        s, size = _text(t), float(t.get("font-size") or 18)
+        w = text_width(s, size, bold=t.get("font-weight") == "bold")
+        x, y = float(t.get("x")) + dx, float(t.get("y")) + dy
+        anchor = t.get("text-anchor") or "start"
+        x0 = x - w if anchor == "end" else x - w / 2 if anchor == "middle" else x
+        out.append((s, x0, y - 0.75 * size, x0 + w, y + 0.2 * size))
+    return out
+
+
+def _overlaps(boxes) -> list[tuple[str, str]]:
+    bad = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]:
+                bad.append((a[0], b[0]))
+    return bad
+
+
+@pytest.fixture(scope="module")
+def seed_curves():
+    from export.tables.part3.comparison import seed_curves
+
+    results = json.loads((ROOT / "models" / "results.json").read_text(encoding="utf-8"))
+    return seed_curves(results, 11)
+
+
+def _y_axis(panel: ET.Element):
+    """A panel's loss axis read from its tick labels: loss -> y."""
+    ticks = next(g for g in panel.iter(SVG + "g") if g.get("class") == "ticks")
+    ys = [(float(_text(t)), float(t.get("y")) - 4) for t in ticks.iter(SVG + "text") if t.get("text-anchor") == "end"]
+    (v0, y0), (v1, y1) = ys[0], ys[-1]
+    return lambda v: y0 + (v - v0) / (v1 - v0) * (y1 - y0)
+
+
+def _x_axis(panel: ET.Element):
+    ticks = next(g for g in panel.iter(SVG + "g") if g.get("class") == "ticks")
+    xs = [
+        (float(_text(t).replace(",", "")), float(t.get("x")))
+        for t in ticks.iter(SVG + "text")
+        if t.get("text-anchor") == "middle"
+    ]
+    (v0, x0), (v1, x1) = xs[0], xs[-1]
+    return lambda v: x0 + (v - v0) / (v1 - v0) * (x1 - x0)
+
+
+@pytest.mark.parametrize("arrangement", ["wide", "phone"])
+def test_seed_curves_mark_each_models_best_and_last_step_and_draw_the_gap(seed_curves, arrangement):
+    t = seed_curves
+    svg = t["svg"] if arrangement == "wide" else t["svg"].phone
+    root = _root(svg)
+    panels = [g for g in root.iter(SVG + "g") if g.get("class") == "panel"]
+    assert [p.get("data-kind") for p in panels] == [x["kind"] for x in t["runs"]]
+    for panel, x in zip(panels, t["runs"]):
+        y_of, x_of = _y_axis(panel), _x_axis(panel)
+        colour = MODELS[x["kind"]]
+        dot = panel.find(f"{SVG}circle[@class='selected']")
+        # the dot sits at the table's selected step and best loss, on the panel's own axes
+        assert float(dot.get("cx")) == pytest.approx(x_of(x["selected_step"]), abs=0.6)
+        assert float(dot.get("cy")) == pytest.approx(y_of(x["best_val"]), abs=0.6)
+        assert dot.get("fill") == colour
+        last = panel.find(f"{SVG}rect[@class='last']")
+        assert float(last.get("x")) + float(last.get("width")) / 2 == pytest.approx(x_of(x["last_step"]), abs=0.6)
+        assert float(last.get("y")) + float(last.get("height")) / 2 == pytest.approx(y_of(x["last_val"]), abs=0.6)
+        # the bracket runs from the best level to the last loss, and its label is the table's rise
+        gap = panel.find(f"{SVG}path[@class='gap']")
+        m = re.fullmatch(r"M([-\d.]+),([-\d.]+) H([-\d.]+) V([-\d.]+) H([-\d.]+)", gap.get("d"))
+        top, bottom = float(m.group(2)), float(m.group(4))
+        assert top == pytest.approx(y_of(x["best_val"]), abs=0.6)
+        assert bottom == pytest.approx(y_of(x["last_val"]), abs=0.6)
+        words = " ".join(_text(e) for e in panel.iter(SVG + "text") if e.get("class") == "gap-label")
+        assert words.startswith(f"+{x['rise']:.3f}") and "nats" in words
+        assert ("a plateau" in words) == x["plateau"]
+        best = " ".join(_text(e) for e in panel.iter(SVG + "text") if e.get("class") == "best-label")
+        assert best == f"best {x['best_val']:.3f} at step {x['selected_step']:,}"
+        # no two labels of a panel overlap
+        assert not _overlaps(_boxes(panel)), _overlaps(_boxes(panel))
+    if arrangement == "phone":
+        assert float(root.get("viewBox").split()[2]) <= PHONE
+        ys = [_translate(p)[1] for p in panels]
+        assert ys == sorted(ys) and len(set(ys)) == len(panels)  # one panel per row
+    else:
+        xs = [_translate(p)[0] for p in panels]
+        assert xs == sorted(xs) and len(set(xs)) == len(panels)  # side by side on one loss axis
+
+
+def test_seed_curves_panels_share_one_loss_axis(seed_curves):
+    for svg in (seed_curves["svg"], seed_curves["svg"].phone):
+        panels = [g for g in _root(svg).iter(SVG + "g") if g.get("class") == "panel"]
+        scales = {(round(_y_axis(p)(3.0), 2), round(_y_axis(p)(4.0), 2)) for p in panels}
+        assert len(scales) == 1, scales  # a rise drawn in one panel is as tall in another
