@@ -129,3 +129,75 @@ def test_seed_curves_panels_share_one_loss_axis(seed_curves):
         panels = [g for g in _root(svg).iter(SVG + "g") if g.get("class") == "panel"]
         scales = {(round(_y_axis(p)(3.0), 2), round(_y_axis(p)(4.0), 2)) for p in panels}
         assert len(scales) == 1, scales  # a rise drawn in one panel is as tall in another
+
+
+@pytest.fixture(scope="module")
+def replay_table():
+    return json.loads((ROOT / "build" / "tables" / "part3_replay.json").read_text(encoding="utf-8"))
+
+
+def _expanded(trail: list[dict], steps: list[int]) -> list[str]:
+    """A favourites trail (run-length coded by token) as one token per recorded step."""
+    out = []
+    for s in steps:
+        out.append(next(t["token"] for t in trail if t["first"] <= s <= t["last"]))
+    return out
+
+
+@pytest.mark.parametrize("key", ["svg_four", "svg_four_phone"])
+def test_four_habits_strips_hold_each_heads_favourite_at_every_recorded_step(replay_table, key):
+    from common.palette import HEADS
+    from export.tables.part3.habits import word_names
+
+    t = replay_table
+    fh = t["four_heads"]
+    steps, names = fh["recorded_steps"], word_names(t["tokens"])
+    root = _root(t[key])
+    segments = [e for e in root.iter(SVG + "rect") if e.get("class") == "favourite"]
+    for h, (trail, strip) in enumerate(zip(fh["favourites"], fh["strips"])):
+        mine = [e for e in segments if e.get("data-head") == str(h + 1)]
+        assert {e.get("stroke") for e in mine} == {HEADS[h]}
+        drawn: dict[int, str] = {}
+        for e in mine:
+            for s in e.get("data-steps").split():
+                assert int(s) not in drawn, f"head {h + 1}: step {s} drawn twice"
+                drawn[int(s)] = e.get("data-token")
+        # every recorded step once, in order, with the trail's favourite; the segments tile the strip
+        assert list(drawn) == steps or sorted(drawn) == steps
+        # the word drawn is the favourite of the slides' trail at that step (a repeated word named by its slot)
+        assert [c["token"] for c in strip] == _expanded(trail["trail"], steps)
+        assert all(t["tokens"][c["slot"]] == c["token"] for c in strip)
+        assert [drawn[s] for s in steps] == [names[c["slot"]] for c in strip]
+        # the kept step's bar: the takeaway's favourite and weight, drawn on its 0..1 track
+        rects = list(root.iter(SVG + "rect"))
+        bar = next(e for e in rects if e.get("class") == "kept-weight" and e.get("data-head") == str(h + 1))
+        at = (float(bar.get("x")), float(bar.get("y")))
+        track = next(e for e in rects if (float(e.get("x")), float(e.get("y"))) == at and e is not bar)
+        kept = t["heads_selected"][h]
+        assert float(bar.get("data-weight")) == pytest.approx(kept["weight"], abs=1e-6)
+        assert float(bar.get("width")) == pytest.approx(kept["weight"] * float(track.get("width")), abs=0.1)
+        assert strip[-1]["token"] == kept["token"] and strip[-1]["step"] == steps[-1] == t["selected"]["attn4"]
+        label = [_text(e) for e in root.iter(SVG + "text") if e.get("class") == "kept-label"][h]
+        assert label == f"{names[strip[-1]['slot']]} {kept['weight']:.2f}"
+    if key.endswith("phone"):
+        assert float(root.get("viewBox").split()[2]) <= PHONE
+        # heads side by side as columns, steps down: each head's segments share one x
+        for h in range(4):
+            assert len({e.get("x") for e in segments if e.get("data-head") == str(h + 1)}) == 1
+    else:
+        for h in range(4):  # one row per head
+            assert len({e.get("y") for e in segments if e.get("data-head") == str(h + 1)}) == 1
+    # a segment's word fits inside it, and no two texts overlap
+    boxes = _boxes(root)
+    assert not _overlaps(boxes), _overlaps(boxes)
+
+
+def test_four_habits_segments_each_hold_their_word(replay_table):
+    root = _root(replay_table["svg_four"])
+    texts = _boxes(root)
+    for e in root.iter(SVG + "rect"):
+        if e.get("class") != "favourite":
+            continue
+        x, y, w, h = (float(e.get(a)) for a in ("x", "y", "width", "height"))
+        inside = [b for b in texts if x <= b[1] and b[3] <= x + w and y <= b[2] and b[4] <= y + h]
+        assert len(inside) == 1 and inside[0][0] == e.get("data-token"), (e.get("data-token"), inside)

@@ -63,8 +63,18 @@ def test_the_four_head_figure_and_takeaway_follow_the_trace(trace, rp):
     for h, x in enumerate(rp["heads_selected"]):
         row = weights[h][-n:]
         assert x["weight"] == max(row) and rp["tokens"][row.index(max(row))] == x["token"]
+    # the figure's description names every head's kept favourite with its traced weight
     desc = ET.fromstring(rp["svg_four"]).find(f"{SVG}desc").text
-    assert f"{weights[3][-n:][-2]:.2f}" in desc and desc.count("step ") == 4 * len(rp["four_heads"]["steps"])
+    for h in range(4):
+        assert f"{max(weights[h][-n:]):.2f}" in desc
+    assert f"{weights[3][-n:][-2]:.2f}" in desc and desc.count("head ") == 4
+    # every recorded step up to the kept one, each head's favourite read from the trace
+    recorded = [p for p in trace["runs"]["attn4"]["points"] if p["step"] <= selected]
+    assert rp["four_heads"]["recorded_steps"] == [p["step"] for p in recorded]
+    for h, strip in enumerate(rp["four_heads"]["strips"]):
+        for cell, p in zip(strip, recorded, strict=True):
+            row = p["attention"][i][h][-n:]
+            assert cell["slot"] == row.index(max(row)) and cell["weight"] == max(row)
 
 
 def test_the_prediction_rows_are_the_traced_top_three(trace, rp):

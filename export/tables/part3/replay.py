@@ -22,6 +22,7 @@ from ..kit.heads import head_colour
 from ..kit.registry import table
 from ..kit.scales import scale
 from ..kit.sources import Sources, file_absent
+from .habits import habits_figure
 
 PROBE = "river"  # models/probes.py: "The children sat on the river bank and watched the"
 STEPS = (0, 10, 50, 100, 400, 1500)  # shown besides each run's selected step
@@ -114,7 +115,6 @@ def replay(trace: dict, vocab) -> dict:
     four_labels, four, four_steps = attention("attn4", HEAD_STEPS)
     one_rows = [row[0] for row in one]
     heads = len(four[0])
-    head_panels = [(f"head {h + 1}", four_labels, [row[h] for row in four]) for h in range(heads)]
 
     def largest(row: list[float]) -> dict:
         j = max(range(n), key=lambda k: row[k])
@@ -124,9 +124,11 @@ def replay(trace: dict, vocab) -> dict:
     # every recorded step up to the kept one (the figure shows only a few): each
     # head's favourite source, run-length coded, so a slide can say when it changed
     all_pts = [p for p in runs["attn4"]["points"] if p["step"] <= selected["attn4"]]
-    trails = []
+    trails, strips = [], []
     for h in range(len(all_pts[0]["attention"][i])):
         trail: list[dict] = []
+        rows_h = [(p["step"], p["attention"][i][h][-n:]) for p in all_pts]
+        strips.append([dict(step=st, slot=max(range(n), key=lambda k: r[k]), **largest(r)) for st, r in rows_h])
         for p in all_pts:
             fav = largest(p["attention"][i][h][-n:])["token"]
             if trail and trail[-1]["token"] == fav:
@@ -159,6 +161,7 @@ def replay(trace: dict, vocab) -> dict:
             "largest": head_largest,
             "recorded_steps": [p["step"] for p in all_pts],
             "favourites": trails,
+            "strips": strips,
         },
         "heads_selected": [dict(head=h + 1, **largest[-1]) for h, largest in enumerate(head_largest)],
         "one_first": one_largest[0],
@@ -172,12 +175,14 @@ def replay(trace: dict, vocab) -> dict:
             words,
             [(LABELS["attn1"], one_labels, one_rows)],
         ),
-        "svg_four": weight_figure(
+        "svg_four": habits_figure(
             "part3-replay-four",
             f"Four heads: the final {words[-1]!r} across training",
             words,
-            head_panels,
-            numbers=False,
+            [p["step"] for p in all_pts],
+            strips,
+            [largest[-1] for largest in head_largest],
+            1 / n,
         ),
         "header": ["step", *(LABELS[k] for k in KINDS)],
         "rows": pred_rows,
