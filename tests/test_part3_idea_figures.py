@@ -201,3 +201,68 @@ def test_four_habits_segments_each_hold_their_word(replay_table):
         x, y, w, h = (float(e.get(a)) for a in ("x", "y", "width", "height"))
         inside = [b for b in texts if x <= b[1] and b[3] <= x + w and y <= b[2] and b[4] <= y + h]
         assert len(inside) == 1 and inside[0][0] == e.get("data-token"), (e.get("data-token"), inside)
+
+
+@pytest.fixture(scope="module")
+def pipeline_svg():
+    from common.layout import MODELS as MODELS_FOLDER
+    from export.tables.part3.pipeline_idea import pipeline_figure
+
+    audit = json.loads(MODELS_FOLDER.audit.read_text(encoding="utf-8"))
+    return audit, pipeline_figure(audit, 512, 6000, 64)
+
+
+def _arrows(root):
+    """(x1, y1, x2, y2) of every arrow (a path with an arrowhead) of a drawing."""
+    out = []
+    for e in root.iter(SVG + "path"):
+        if not e.get("marker-end"):
+            continue
+        xy = [float(v) for v in re.findall(r"[-\d.]+", e.get("d"))]
+        out.append((xy[0], xy[1], xy[-2], xy[-1]))
+    return out
+
+
+@pytest.mark.parametrize("arrangement", ["wide", "phone"])
+def test_pipeline_draws_the_split_to_scale_and_fits_the_vocabulary_from_training_alone(pipeline_svg, arrangement):
+    audit, svg = pipeline_svg
+    root = _root(svg if arrangement == "wide" else svg.phone)
+    splits = audit["splits"]
+    bars = {e.get("data-split"): e for e in root.iter(SVG + "rect") if e.get("class") == "split"}
+    assert list(bars) == ["train", "validation", "test"]
+    widths = {k: float(b.get("width")) for k, b in bars.items()}
+    for k, b in bars.items():  # each bar as long as its story count, against the training bar
+        assert int(b.get("data-stories")) == splits[k]["documents"]
+        assert widths[k] / widths["train"] == pytest.approx(
+            splits[k]["documents"] / splits["train"]["documents"], abs=0.01
+        )
+    labels = [_text(e) for e in root.iter(SVG + "text") if e.get("class") == "split-label"]
+    assert labels == [f"{k} {splits[k]['documents']:,}" for k in bars]
+    words = [_text(e) for e in root.iter(SVG + "text")]
+    for number in (audit["selected_stories"], audit["pool_stories"], audit["vocab_size"], splits["train"]["windows"]):
+        assert any(f"{number:,}" in w for w in words), number
+    assert any(w.startswith(f"C = {audit['vocab_size']:,}") for w in words)
+    stages = [_text(e) for e in root.iter(SVG + "text") if e.get("class") == "stage"]
+    assert (
+        stages[1].startswith("split") and stages[2] == "vocabulary" and stages[3] == f"{audit['context']}-token windows"
+    )
+    # one arrow leaves the training bar (to the vocabulary); none leaves validation or test
+    ends = {k: float(b.get("x")) + float(b.get("width")) for k, b in bars.items()}
+    mids = {k: float(b.get("y")) + float(b.get("height")) / 2 for k, b in bars.items()}
+    paths = [e for e in root.iter(SVG + "path") if e.get("marker-end")]
+    leaving = {k: [e for e in paths if _starts_at(e, ends[k], mids[k])] for k in bars}
+    assert len(leaving["train"]) == 1 and not leaving["validation"] and not leaving["test"]
+    # every story reaches a split: the wide figure fans one arrow to each bar
+    if arrangement == "wide":
+        into = [
+            a for a in _arrows(root) if any(abs(a[3] - mids[k]) < 1 and a[2] < float(bars[k].get("x")) for k in bars)
+        ]
+        assert len(into) == 3
+    else:
+        assert float(root.get("viewBox").split()[2]) <= PHONE
+    assert not _overlaps(_boxes(root)), _overlaps(_boxes(root))
+
+
+def _starts_at(path: ET.Element, x: float, y: float) -> bool:
+    xy = [float(v) for v in re.findall(r"[-\d.]+", path.get("d"))]
+    return abs(xy[0] - x) <= 8 and abs(xy[1] - y) <= 1

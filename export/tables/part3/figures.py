@@ -16,6 +16,7 @@ from ..kit.draw import Figure, arranged, chain_down
 from ..kit.heads import attention_arrows, head_split
 from ..kit.numbers import shape_text
 from ..kit.registry import table
+from .pipeline_idea import pipeline_figure
 
 LEARNED = FILLS["param"]  # boxes that hold learned parameters
 FIXED = FILLS["muted"]  # reshapes and fixed operations
@@ -23,42 +24,9 @@ FIXED = FILLS["muted"]  # reshapes and fixed operations
 
 # ---------------------------------------------------------------- pipeline
 def pipeline(audit: dict, batch_size: int, steps: int, T: int) -> str:
-    """stories -> split -> tokens -> windows -> batches, with the audit's counts."""
-    s = audit["splits"]
-    stages = [
-        ("Stories", [f"{audit['selected_stories']:,} chosen by hash", f"from {audit['pool_stories']:,} in the file"]),
-        (
-            "Split by story",
-            [
-                f"train {s['train']['documents']:,}",
-                f"validation {s['validation']['documents']:,}",
-                f"test {s['test']['documents']:,}",
-            ],
-        ),
-        ("Tokens", [f"train {s['train']['tokens']:,}", f"C = {audit['vocab_size']:,} items,", "fitted on train only"]),
-        ("Windows", [f"train {s['train']['windows']:,}", f"≤ {T} IDs each,", "tokens + stories"]),
-        ("Batches", [f"{batch_size} windows drawn", "with replacement,", f"{steps:,} steps"]),
-    ]
-    f = Figure(
-        "fig-pipeline",
-        1000,
-        190,
-        "From stories to training batches",
-        "The data pipeline with our corpus counts. "
-        + "; ".join(f"{name}: {' '.join(lines)}" for name, lines in stages)
-        + ".",
-    )
-    w, gap, y, h = 166, 35, 30, 130
-    for i, (name, lines) in enumerate(stages):
-        x = 10 + i * (w + gap)
-        f.box(x, y, w, h, [name] + lines, size=16)
-        if i:
-            f.arrow(x - gap + 2, y + h / 2, x - 3, y + h / 2)
-    note = "Every story goes to one split before any window is cut; a window never crosses two stories."
-    f.text(500, 184, note, size=14, fill=MUTED)
-    steps = [[([name] + lines, FILLS["muted"])] for name, lines in stages]
-    phone = chain_down(f.ident, f.title, f.desc, steps, [(note, MUTED)])
-    return arranged(f.render(), phone)
+    """stories -> split -> vocabulary -> windows -> batches, with the audit's
+    counts, drawn as the idea (pipeline_idea.py)."""
+    return pipeline_figure(audit, batch_size, steps, T)
 
 
 # ---------------------------------------------------------------- model data flow
