@@ -59,9 +59,9 @@ def _stages(audit: dict, batch_size: int, steps: int, T: int) -> list[Stage]:
             12 * 18,
             72,
             [
-                (f"{s['train']['windows']:,} windows", "bold"),
-                ("one ending at each token,", ""),
-                (f"≤ {T} IDs, in one story", ""),
+                (f"{s['train']['windows']:,} windows:", "bold"),
+                (f"the ≤ {T} IDs before each", ""),
+                ("ID to predict (shaded)", ""),
             ],
         ),
         Stage(
@@ -151,11 +151,14 @@ def _vocab(d: Drawing, x, y) -> dict:
 
 def _windows(d: Drawing, x, y, T: int) -> dict:
     """A story's token IDs (a strip of cells at ``y``) and, under it, three of
-    its windows, each ending at a token (all of the story before it, at most T IDs)."""
-    cells, cw = 12, 18
+    its windows: each the IDs before an ID to predict (shaded), at most T of
+    them and never from another story (this short story's windows start at its
+    first ID)."""
+    cells, cw, ends = 12, 18, (3, 7, 10)
     for k in range(cells):
-        d.rect(x + k * cw, y, cw, 24, fill=FILLS["data"], stroke=GRID, width=1, radius=0)
-    for j, end in enumerate((3, 7, 11)):
+        target = k - 1 in ends  # an ID a window predicts
+        d.rect(x + k * cw, y, cw, 24, fill=FILLS["out" if target else "data"], stroke=GRID, width=1, radius=0)
+    for j, end in enumerate(ends):
         by = y + 36 + 16 * j
         x1, x2 = x + 2, x + (end + 1) * cw - 2
         d.parts.append(
