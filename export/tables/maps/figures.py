@@ -5,10 +5,11 @@ weights, and the generation loop. Table: ``maps_figures``."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, FILLS, LINE, MUTED, ROLES
+from common.palette import ACCENT, FILLS, LINE, MUTED
 
 from ..kit.draw import PHONE, Drawing, arranged, chain_down, flow
 from ..kit.registry import table
+from .attention_flow_idea import attention_flow_figure
 
 
 def _shape(s) -> str:
@@ -64,63 +65,9 @@ def mlp_flow(dims: dict, mlp: dict) -> str:
 
 
 def attention_flow(dims: dict, att: dict) -> str:
-    B, w, d, dk = dims["B"], dims["w"], dims["d"], dims["d_k"]
-    desc = (
-        f"The one-head attention model. IDs [{B}, {w}] become token rows plus position rows E "
-        f"{_shape(att['E_shape'])}. The final row gives one query q {_shape(att['q_shape'])}; every row gives a key "
-        f"(K {_shape(att['K_shape'])}) and a value (V {_shape(att['V_shape'])}). Scores q·K/√{dk} with PAD masked "
-        f"pass through softmax to weights {_shape(att['weights_shape'])}; the weighted sum of values is the "
-        f"message {_shape(att['message_shape'])}; W_O maps it to width {d} and it is added to the final row "
-        f"(the residual). A hidden layer ({_shape(att['hidden_shape'])}) and the vocabulary head give logits "
-        f"{_shape(att['logits_shape'])}."
-    )
-    dr = Drawing(
-        1000, 330, "maps-attention-flow", "Data flow of the one-head attention model, with tensor shapes", desc
-    )
-    x_ids = dr.box(10, 120, 120, 70, "IDs X", sub=_shape([B, w]))
-    e = dr.box(175, 120, 150, 70, "E = tok + pos", sub=_shape(att["E_shape"]))
-    dr.arrow(x_ids.right, e.left)
-    q = dr.box(380, 20, 140, 64, "query q", sub=_shape(att["q_shape"]), kind="op", role="query")
-    k = dr.box(380, 123, 140, 64, "keys K", sub=_shape(att["K_shape"]), kind="op", role="key")
-    v = dr.box(380, 226, 140, 64, "values V", sub=_shape(att["V_shape"]), kind="op", role="value")
-    dr.arrow(e.right, q.left, label="W_Q, final row", label_offset=-12)
-    dr.arrow(e.right, k.left, label="W_K")
-    dr.arrow(e.right, v.left, label="W_V", label_offset=22)
-    a = dr.box(575, 60, 170, 70, "weights α", sub=_shape(att["weights_shape"]), kind="op")
-    dr.arrow(q.right, a.left)
-    dr.arrow(k.right, a.left)
-    dr.text(660, 45, f"softmax(q·Kᵀ/√{dk}), PAD masked", size=14, fill=MUTED)
-    msg = dr.box(575, 200, 170, 70, "message α·V", sub=_shape(att["message_shape"]), kind="op", role="message")
-    dr.arrow(a.bottom, msg.top)
-    dr.arrow(v.right, msg.left)
-    fin = dr.box(820, 200, 175, 70, "updated row", sub=_shape(att["update_shape"]), kind="data")
-    dr.arrow(msg.right, fin.left, label="W_O, add", label_offset=-12)
-    out = dr.box(820, 60, 175, 70, "hidden → logits", sub=_shape(att["logits_shape"]), kind="out")
-    dr.arrow(fin.top, out.bottom)
-    dr.text(898, 170, "ReLU layer, W₂", anchor="end", fill=MUTED)
-    dr.polyline(
-        [e.bottom, (e.bottom[0], 318), (fin.x + 40, 318), (fin.x + 40, fin.y + fin.h)], dash="5 4", colour=ACCENT
-    )
-    dr.text(600, 312, "residual: the final row of E is added back", size=14, fill=ACCENT)
-    data, op = FILLS["data"], FILLS["op"]
-    steps = [
-        [(["IDs X", _shape([B, w])], data)],
-        [(["E = tok + pos", _shape(att["E_shape"])], data)],
-        [
-            (["query q", _shape(att["q_shape"])], op, ROLES["query"]),
-            (["keys K", _shape(att["K_shape"])], op, ROLES["key"]),
-            (["values V", _shape(att["V_shape"])], op, ROLES["value"]),
-        ],
-        [(["weights α", _shape(att["weights_shape"])], op)],
-        [(["message α·V", _shape(att["message_shape"])], op, ROLES["message"])],
-        [(["updated row", _shape(att["update_shape"])], data)],
-        [(["hidden → logits", _shape(att["logits_shape"])], FILLS["out"])],
-    ]
-    notes = [
-        ("W_Q (final row), W_K, W_V; then " + f"softmax(q·Kᵀ/√{dk}), PAD masked; W_O, add; ReLU layer, W₂", MUTED),
-        ("residual: the final row of E is added back", ACCENT),
-    ]
-    return arranged(dr.render(), chain_down(dr.ident, dr.title, desc, steps, notes))
+    """The one-head attention model's data flow, each tensor drawn as a grid
+    of its shape (attention_flow_idea.py)."""
+    return attention_flow_figure(dims, att)
 
 
 def attention_arrows(att: dict) -> str:
