@@ -266,3 +266,19 @@ def test_pipeline_draws_the_split_to_scale_and_fits_the_vocabulary_from_training
 def _starts_at(path: ET.Element, x: float, y: float) -> bool:
     xy = [float(v) for v in re.findall(r"[-\d.]+", path.get("d"))]
     return abs(xy[0] - x) <= 8 and abs(xy[1] - y) <= 1
+
+
+def test_replay_one_on_its_side_for_a_phone_holds_the_same_cells(replay_table):
+    """The one-head replay (part3-replay-one) turned for a phone: a row per token,
+    a column per step, every value of the wide figure in the transposed place."""
+    t = replay_table
+    wide, phone = _root(t["svg_one"]), _root(t["svg_one_phone"])
+    assert float(phone.get("viewBox").split()[2]) <= PHONE < float(wide.get("viewBox").split()[2])
+
+    def grid(root):
+        g = next(e for e in root.iter(SVG + "g") if e.get("class") == "cells")
+        return [_text(e) for e in g.iter(SVG + "text")]
+
+    rows = t["one_head"]["rows"]
+    assert grid(wide) == [f"{v:.2f}" for row in rows for v in row]
+    assert grid(phone) == [f"{rows[s][j]:.2f}" for j in range(len(t["tokens"])) for s in range(len(rows))]

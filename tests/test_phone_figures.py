@@ -48,7 +48,6 @@ ALLOWED: dict[str, str] = {
     "fig-p3-weights-all": "a ten by ten causal weight matrix per head: each panel alone is wider than a phone",
     "chart-position-similarity": "similarity by distance chart with its legend on the right; not redrawn yet",
     "fig-p3-final-query": "the score matrix with only its final row computed: its square shape is the point",
-    "part3-replay-one": "one head's weights with their values over ten tokens: ten numbered cells need 500 units",
     # Part IV
     "fig-res-per-step": "two ten by ten causal weight matrices: each alone is wider than a phone",
 }

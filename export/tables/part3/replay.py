@@ -48,9 +48,40 @@ def weight_figure(
     second time for a phone (kit/draw.py ``arranged``): one head per row,
     its cells as narrow as PHONE units need."""
     wide = _weight_figure(ident, heading, words, panels, numbers)
+    if numbers and len(panels) == 1:  # a phone gets the panel on its side: a row per token, a column per step
+        return arranged(wide.render(), _on_its_side(f"{ident}-phone", heading, words, panels[0], wide.desc))
     if numbers:
         return wide.render()
     return arranged(wide.render(), _weight_figure(f"{ident}-phone", heading, words, panels, numbers, phone=True))
+
+
+def _on_its_side(ident, heading, words, panel, desc) -> Drawing:
+    """One panel of ``weight_figure`` turned for a phone: the same cells and
+    values, a row per token and a column per step (its labels slanted)."""
+    name, labels, rows = panel
+    columns = [[row[j] for row in rows] for j in range(len(words))]
+    cell_w, cell_h = 40, 30
+    label_w = max(text_width(w, MIN_TEXT) for w in words) + 16
+    top = 30 + max(text_width(lab, MIN_TEXT) for lab in labels) * 0.65 + 16
+    width = label_w + cell_w * len(labels) + 36  # the last step's slanted label reaches right
+    height = top + cell_h * len(words) + 60
+    d = Drawing(width, height, ident, heading, desc)
+    d.text(label_w, 22, name, size=MIN_TEXT, anchor="start", weight="600", fill=head_colour(0))
+    d.text(label_w - 8, top - 10, "step", size=MIN_TEXT, anchor="end", fill=MUTED)
+    cells(
+        d,
+        label_w,
+        top,
+        columns,
+        "weight",
+        cell_w=cell_w,
+        cell_h=cell_h,
+        row_labels=words,
+        col_labels=labels,
+        rotate_cols=True,
+    )
+    legend(d, label_w, height - 38, "weight", width=min(240, width - label_w - 150))
+    return d
 
 
 def _weight_figure(ident, heading, words, panels, numbers, phone=False) -> Drawing:
