@@ -169,9 +169,9 @@ def _row_name(d: Drawing, g: dict, name: str, shape: str) -> None:
 def _wide(x, heading, desc) -> Drawing:
     c, top, rc = 34, 92, 24
     s = x["shapes"]
-    b = _block(d := Drawing(1180, 420, "maps-attention-flow", heading, desc), x, 0, top, c, 70, 62, wide=True)
+    b = _block(d := Drawing(1170, 420, "maps-attention-flow", heading, desc), x, 0, top, c, 70, 62, wide=True)
     E, M = b["E"], b["M"]
-    F = _grid(d, "updated row", 1176 - x["d"] * rc, M["y"], 1, x["d"], rc, c)
+    F = _grid(d, "updated row", 1166 - x["d"] * rc, M["y"], 1, x["d"], rc, c)
     U = _grid(d, "update", F["x"] - 56 - x["d"] * rc, M["y"], 1, x["d"], rc, c)
     d.arrow((M["right"] + 3, M["mid"]), (U["x"] - 3, U["mid"]), label="W_O", label_size=18)
     d.text(U["right"] + 31, U["mid"] + 8, "+", size=26, weight="600")
@@ -192,8 +192,8 @@ def _wide(x, heading, desc) -> Drawing:
         dash="5 4",
     )
     _label(d, (E["x"] + U["right"]) / 2, res_y - 8, "residual: the final row of E is added back", fill=ACCENT)
-    L = _grid(d, "logits", 1176 - x["C"] * rc, top - 40, 1, x["C"], rc, c, fill=FILLS["out"])
-    H = _grid(d, "hidden", 1176 - x["hidden"] * rc, top + 70, 1, x["hidden"], rc, c)
+    L = _grid(d, "logits", 1166 - x["C"] * rc, top - 40, 1, x["C"], rc, c, fill=FILLS["out"])
+    H = _grid(d, "hidden", 1166 - x["hidden"] * rc, top + 70, 1, x["hidden"], rc, c)
     _row_name(d, L, "logits z", s["logits"])
     _row_name(d, H, "hidden h", s["hidden"])
     d.arrow((F["cx"], F["y"] - 30), (F["cx"], H["bottom"] + 3))

@@ -215,7 +215,7 @@ def pipeline_figure(audit: dict, batch_size: int, steps: int, T: int) -> str:
     return arranged(_wide(audit, stages, T, heading, desc).render(), _phone(audit, stages, T, heading, desc))
 
 
-XS = (0, 190, 500, 712, 980)  # each stage's left edge, wide
+XS = (0, 186, 494, 704, 970)  # each stage's left edge, wide
 TOP = 52  # the pictures' top, wide
 FLOW = TOP + 14  # the line the arrows run along: the training bar's middle
 PICTURE_Y = (TOP - 4, TOP, FLOW - 29, FLOW - 12, FLOW - 26)  # each picture's top, wide
@@ -224,7 +224,7 @@ PICTURE_Y = (TOP - 4, TOP, FLOW - 29, FLOW - 12, FLOW - 26)  # each picture's to
 def _wide(audit, stages, T, heading, desc) -> Drawing:
     held = TOP + 2 * 44 + 28 + 26  # the split's note, under its bars
     height = held + LINE_H * (len(stages[1].lines) - 1) + 8
-    d = Drawing(1180, height, "fig-pipeline", heading, desc)
+    d = Drawing(1170, height, "fig-pipeline", heading, desc)
     at = []
     for k, st in enumerate(stages):
         x = XS[k]
