@@ -225,7 +225,7 @@ def test_the_runs_are_the_named_scales(figures):
     forward = {"maps-embedding", "maps-E", "maps-flat", "maps-hidden", "maps-positions", "maps-qkv"}
     assert forward | {"maps-message", "maps-update"} <= used["part1-vectors"]
     assert {"maps-scores", "maps-masked", "maps-mlp-logits", "maps-attention-logits"} <= used["part1-scores"]
-    assert {"maps-weights", "part2-attention-matrix", "fig-p3-weights-all", "part3-replay-four"} <= used["weight"]
+    assert {"maps-weights", "part2-attention-matrix", "fig-p3-weights-all", "part3-replay-one"} <= used["weight"]
     assert scales.SCALES["part1-vectors"].limit == 3 and scales.SCALES["weight"].limit == 1
     n = sum(len(f.heatmaps) > 0 for f in figures)
     assert n >= 40, f"only {n} heatmap figures found in {TABLES_DIR}"
