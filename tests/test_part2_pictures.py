@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import xml.etree.ElementTree as ET
 from html import unescape
 
 import numpy as np
@@ -311,3 +312,61 @@ def test_swap2d_cells_are_the_table_and_only_positions_move_the_message(t):
     forward, backward = f"{first} {second} {query}", f"{second} {first} {query}"
     assert by[(forward, "no")] == pytest.approx(by[(backward, "no")])
     assert by[(forward, "yes")] != pytest.approx(by[(backward, "yes")])
+
+
+# the Part II pictures drawn a second time for a phone (issue 35 item 5): their keys in part2_pictures
+REDRAWN = ["random_pair", "residual", "position_rows", "projections"]
+
+
+@pytest.mark.parametrize("key", REDRAWN)
+def test_a_redrawn_picture_fits_a_phone_with_the_same_title_texts_numbers_and_colours(t, key):
+    from test_phone_arrangements import assert_same_figure
+
+    pictures_ = t["part2_pictures"]
+    assert key + PHONE_KEY in pictures_, f"{key} has no phone arrangement"
+    assert_same_figure(pictures_[key], pictures_[key + PHONE_KEY])
+    # every coloured cell of the wide figure is on the phone, with its value and colour
+    assert sorted(cells_of(pictures_[key + PHONE_KEY])) == sorted(cells_of(pictures_[key]))
+
+
+@pytest.mark.parametrize(
+    ("key", "stored_as", "digits"), [("random_pair", "example_table", 2), ("position_rows", None, 2)]
+)
+def test_a_table_drawn_on_its_side_is_the_stored_table_on_a_phone(t, key, stored_as, digits):
+    """The wide figure turns the table (a coordinate per column) on its side;
+    a phone keeps it as stored: a row per coordinate l or position, read down."""
+    stored = t["part2_scaling"][stored_as] if stored_as else t["part2_model"]["positions_table"]
+    vmax = scale("part2-random" if stored_as else "part2-vectors").limit
+    expected = [(signed(v, vmax), number(v, digits)) for r in stored["rows"] for v in r[1:]]
+    assert cells_of(t["part2_pictures"][key + PHONE_KEY]) == expected
+    assert cells_of(t["part2_pictures"][key]) != expected  # the wide one reads across
+
+
+def _headings(svg: str, names: list[str]) -> list[tuple[float, float]]:
+    """(x, y) of the bold headings ``names``, in that order (W_O is drawn as W with a lowered O)."""
+    root = ET.fromstring(svg)
+    at = {
+        "".join(e.itertext()): (float(e.get("x")), float(e.get("y")))
+        for e in root.iter("{http://www.w3.org/2000/svg}text")
+        if e.get("font-weight") == "600"
+    }
+    return [at[n.replace("_", "")] for n in names]
+
+
+def test_a_phone_turns_the_residual_line_downwards(t):
+    """m × W_O = Δe₇ added to the row: on a slide one line left to right, on a
+    phone one column, each vector or matrix under the one before."""
+    names = ["message m₇", "W_O", "the row of “bank”"]
+    wide = _headings(t["part2_pictures"]["residual"], names)
+    phone = _headings(t["part2_pictures"]["residual" + PHONE_KEY], names)
+    assert len({y for _, y in wide}) == 1 and [x for x, _ in wide] == sorted(x for x, _ in wide)
+    assert len({x for x, _ in phone}) == 1 and [y for _, y in phone] == sorted(y for _, y in phone)
+
+
+def test_a_phone_stacks_the_three_projections_each_with_its_row_names(t):
+    phone = t["part2_pictures"]["projections" + PHONE_KEY]
+    names = [t["part2_model"][f"W_{m}_table"]["header"][0] for m in "QKV"]
+    at = _headings(phone, names)
+    assert len({x for x, _ in at}) == 1 and [y for _, y in at] == sorted(y for _, y in at)
+    for row in t["part2_model"]["W_Q_table"]["rows"]:
+        assert phone.count(f">{row[0]}</text>") >= 3

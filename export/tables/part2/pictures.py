@@ -8,7 +8,7 @@ position_pictures.py's, the video search search_picture.py's."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, ACCENT_MID, GRID, GRIDLINE, INK, LINE, MUTED, SENTENCES
+from common.palette import ACCENT, ACCENT_MID, GRID, GRIDLINE, INK, INK_SOFT, LINE, MUTED, SENTENCES
 
 from ..kit.bars import bars
 from ..kit.cells import cells, legend, number
@@ -16,12 +16,48 @@ from ..kit.draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, text_width
 from ..kit.histograms import Column, histograms
 from ..kit.registry import table
 from ..kit.ribbons import weighted_arrow
-from ..kit.table_cells import Group, table_figure
+from ..kit.table_cells import Group, describe, table_figure
 from .position_pictures import rope_rotation, sinusoid_heatmap
 from .search_picture import video_search
 
 SENTENCE_ORDER = ("river", "cheque")
 VECTORS = "part2-vectors"  # the colour scale of the bank model's vectors and matrices (kit/scales.py)
+
+
+def phone_table(ident: str, title: str, table: dict, group: Group, labels: list[int]) -> Drawing:
+    """A transposed table's phone arrangement: the table the way it is stored,
+    a row per table row (eight coordinates l, ten positions down the side) and
+    a column per numeric column, its name over it; the group's title is left
+    out as the transposed figure leaves it out. No narrower than most of a
+    phone's width, so that a slim table is not blown up to fill it."""
+    names = [" ".join(str(r[i]) for i in labels) for r in table["rows"]]
+    cols = [str(table["header"][c]) for c in group.columns]
+    values = [[r[c] for c in group.columns] for r in table["rows"]]
+    texts = [number(v, group.digits) for row in values for v in row] + cols
+    cell_w = max(44.0, max(text_width(x, MIN_TEXT) for x in texts) + 14)
+    label_w = max(text_width(n, MIN_TEXT) for n in names) + 16
+    block_w = label_w + cell_w * len(cols)
+    width = max(block_w + 16, 0.85 * PHONE)
+    x, y = (width - block_w) / 2 + label_w, 44.0
+    d = Drawing(width, y + 36 * len(names) + 70, ident, title, describe(table, [group], labels))
+    for c, col in enumerate(cols):  # the names in the wide figure's ink (it sets them as row labels)
+        d.text(x + (c + 0.5) * cell_w, y - 10, col, size=MIN_TEXT)
+    box = cells(d, x, y, values, group.scale, digits=group.digits, cell_w=cell_w, row_labels=names)
+    legend(d, 14, box.y + box.h + 18, group.scale, width=150)
+    return d
+
+
+def standing(d: Drawing, x: float, y: float, cell_w: float, names: list[str]) -> None:
+    """Column names standing up over cells whose top left is (x, y) (a phone's
+    matrix: its columns too narrow for their names lying down)."""
+    for c, name in enumerate(names):
+        cx, cy = x + c * cell_w + cell_w / 2 + MIN_TEXT * 0.35, y - 8
+        d.text(cx, cy, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT, transform=f"rotate(-90 {cx:.1f} {cy:.1f})")
+
+
+def standing_h(names: list[str]) -> float:
+    """The height the standing names of ``standing`` take above the cells."""
+    return max(text_width(n, MIN_TEXT) for n in names) + 16
 
 
 def token_rows(model: dict) -> str:
@@ -120,7 +156,29 @@ def residual(bank: dict, model: dict) -> str:
     d.arrow((w.x + w.w + 8, y0 + 18), (r.x - 70, y0 + 54), label="= Δe₇", label_size=MIN_TEXT, label_offset=-10)
     legend(d, 20, r.y + r.h + 30, VECTORS, name="coordinate value")
     d.width = r.x + r.w + 20
-    return d.render()
+    return arranged(d.render(), _residual_phone(c["message"], W, rows, v_axes, coords, d.title, desc))
+
+
+def _residual_phone(message, W, rows, v_axes, coords, title, desc) -> Drawing:
+    """``residual`` for a phone: the line “m × W_O = Δe₇, added to the row”
+    turned downwards, one vector or matrix a row with the operator between."""
+    d = Drawing(PHONE, 10, "part2-residual-phone", title, desc)
+    x, cw = 96.0, 74.0
+    d.text(10, 26, "message m₇", size=MIN_TEXT, anchor="start", weight="600")
+    m = cells(d, x, 66, message, VECTORS, digits=3, cell_w=78, col_labels=v_axes)
+    d.text(x + m.w / 2, m.y + m.h + 30, "×", size=MIN_TEXT, weight="600")
+    d.text(10, m.y + m.h + 60, "W_O", size=MIN_TEXT, anchor="start", weight="600")
+    w = cells(d, x, m.y + m.h + 100, W, VECTORS, digits=1, cell_w=cw, col_labels=coords, row_labels=v_axes)
+    top = w.y + w.h + 8
+    d.arrow((x + w.w / 2, top), (x + w.w / 2, top + 44))
+    d.text(x + w.w / 2 + 14, top + 28, "= Δe₇", size=MIN_TEXT, anchor="start", fill=MUTED)
+    d.text(10, top + 76, "the row of “bank”", size=MIN_TEXT, anchor="start", weight="600")
+    r = cells(
+        d, x, top + 116, rows, VECTORS, digits=3, cell_w=cw, col_labels=coords, row_labels=["e₇", "+ Δe₇", "= e′₇"]
+    )
+    legend(d, 10, r.y + r.h + 24, VECTORS, width=150, name="coordinate value")
+    d.height = r.y + r.h + 24 + 46
+    return d
 
 
 def projections(model: dict) -> str:
@@ -150,7 +208,33 @@ def projections(model: dict) -> str:
         x = box.x + box.w + 60
     legend(d, label_w, 76 + 4 * 36 + 24, VECTORS, name="matrix entry")
     d.width = x - 40
-    return d.render()
+    return arranged(d.render(), _projections_phone(tables, label_w, d.title, desc))
+
+
+def _projections_phone(tables: list[dict], label_w: float, title: str, desc: str) -> Drawing:
+    """``projections`` for a phone: the three matrices one under the other,
+    each with its row names."""
+    d = Drawing(PHONE, 10, "part2-projections-phone", title, desc)
+    y = 0.0
+    for t in tables:
+        d.text(10, y + 26, t["header"][0], size=MIN_TEXT, anchor="start", weight="600")
+        cw = max(text_width(c, MIN_TEXT) + 12 for c in t["header"][1:])
+        box = cells(
+            d,
+            label_w,
+            y + 70,
+            [r[1:] for r in t["rows"]],
+            VECTORS,
+            digits=1,
+            cell_w=cw,
+            row_labels=[r[0] for r in t["rows"]],
+            col_labels=t["header"][1:],
+        )
+        d.width = max(d.width, box.x + box.w + 10)
+        y = box.y + box.h + 10
+    legend(d, 10, y + 14, VECTORS, width=150, name="matrix entry")
+    d.height = y + 14 + 46
+    return d
 
 
 def every_qkv(projections_table: dict) -> str:
@@ -173,14 +257,10 @@ def every_qkv(projections_table: dict) -> str:
 
 def random_pair(scaling: dict) -> str:
     t = scaling["example_table"]
-    return table_figure(
-        "part2-random-pair",
-        "One random query and key: coordinate by coordinate, and their products",
-        t,
-        [Group([1, 2, 3], "part2-random", "coordinate l")],
-        labels=[0],
-        transpose=True,
-    )
+    title = "One random query and key: coordinate by coordinate, and their products"
+    group = Group([1, 2, 3], "part2-random", "coordinate l")
+    wide = table_figure("part2-random-pair", title, t, [group], labels=[0], transpose=True)
+    return arranged(wide, phone_table("part2-random-pair-phone", title, t, group, labels=[0]))
 
 
 def spread(scaling: dict) -> str:
@@ -453,14 +533,9 @@ def _four_ways(compare: dict, phone: bool) -> Drawing:
 
 def position_rows(model: dict) -> str:
     t = model["positions_table"]
-    return table_figure(
-        "part2-position-rows",
-        "The position row Pᵢ added to each slot's row",
-        t,
-        [Group([1, 2, 3, 4], VECTORS, "Pᵢ")],
-        labels=[0],
-        transpose=True,
-    )
+    title, group = "The position row Pᵢ added to each slot's row", Group([1, 2, 3, 4], VECTORS, "Pᵢ")
+    wide = table_figure("part2-position-rows", title, t, [group], labels=[0], transpose=True)
+    return arranged(wide, phone_table("part2-position-rows-phone", title, t, group, labels=[0]))
 
 
 def swap_bars(positions: dict) -> str:
