@@ -315,7 +315,7 @@ def test_swap2d_cells_are_the_table_and_only_positions_move_the_message(t):
 
 
 # the Part II pictures drawn a second time for a phone (issue 35 item 5): their keys in part2_pictures
-REDRAWN = ["random_pair", "residual", "position_rows", "projections"]
+REDRAWN = ["random_pair", "residual", "position_rows", "projections", "final_weights", "before_after"]
 
 
 @pytest.mark.parametrize("key", REDRAWN)
@@ -370,3 +370,22 @@ def test_a_phone_stacks_the_three_projections_each_with_its_row_names(t):
     assert len({x for x, _ in at}) == 1 and [y for _, y in at] == sorted(y for _, y in at)
     for row in t["part2_model"]["W_Q_table"]["rows"]:
         assert phone.count(f">{row[0]}</text>") >= 3
+
+
+def test_a_phone_turns_the_final_weights_on_their_side_a_column_per_sentence(t):
+    svg = t["part2_pictures"]["final_weights" + PHONE_KEY]
+    drawn = cells_of(svg)
+    expected = [
+        (weight(r[2]), number(r[2], 2))
+        for name in pictures.SENTENCE_ORDER
+        for r in t["part2_predict"]["contexts"][name]["weights_table"]["rows"]
+    ]
+    assert drawn == expected
+    xs = [float(x) for x in re.findall(r'<rect x="([\d.]+)" y="[\d.]+" width="74"', svg)]
+    n = len(expected) // 2
+    assert len(set(xs[:n])) == 1 and len(set(xs[n:])) == 1 and xs[0] < xs[n]  # one column each, river's first
+
+
+def test_a_phone_stacks_before_over_after(t):
+    (x0, y0), (x1, y1) = _headings(t["part2_pictures"]["before_after" + PHONE_KEY], ["E: before", "E′ = E + ΔE: after"])
+    assert x0 == x1 and y0 < y1

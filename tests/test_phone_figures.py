@@ -34,9 +34,7 @@ ALLOWED: dict[str, str] = {
     "part2-phases": "the phase A/B figure mixes vectors of cells and arrows; not redrawn for a phone yet",
     "part2-qkv-lifetime": "five words' q, k, v boxes linked by cache lines along a row; not redrawn yet",
     "part2-causal-mask": "a ten by ten weight matrix: every column is a word the mask rule is about",
-    "part2-final-weights": "two sentences' weights over ten words on one axis; not redrawn for a phone yet",
     "part2-attention-matrix": "the full ten by ten weight matrix: its square shape is the point",
-    "part2-before-after": "each row before and after, side by side so they compare; not redrawn yet",
     # Part III
     "fig-p3-two-source": "four value and message rows by two coordinates with long row labels; not redrawn yet",
     "fig-p3-E": "the worksheet's ten by five input rows with their feature names as columns",

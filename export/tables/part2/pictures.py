@@ -333,7 +333,27 @@ def final_weights(predict: dict) -> str:
         desc.append(f"{name} sentence: " + ", ".join(f"{r[1]} {r[2]:.2f}" for r in rows))
     legend(d, x0, 280, "weight", width=200)
     d.desc = "Attention weights of the final “the”: " + "; ".join(desc) + "."
-    return d.render()
+    return arranged(d.render(), _final_weights_phone(predict, d.title, d.desc))
+
+
+def _final_weights_phone(predict: dict, title: str, desc: str) -> Drawing:
+    """``final_weights`` for a phone: the two rows of weights turned on their
+    side, a column per sentence with its words beside it (river's at the left,
+    cheque's at the right), so one position reads across both sentences."""
+    rows = {name: predict["contexts"][name]["weights_table"]["rows"] for name in SENTENCE_ORDER}
+    n = max(len(r) for r in rows.values())
+    cell_w, x, y = 74.0, 142.0, 50.0
+    d = Drawing(PHONE, y + 36 * n + 70, "part2-final-weights-phone", title, desc)
+    for s, name in enumerate(SENTENCE_ORDER):
+        cx = x + s * (cell_w + 8)
+        anchor, hx = ("end", cx + cell_w) if s == 0 else ("start", cx)
+        d.text(hx, y - 16, f"{name} sentence", size=MIN_TEXT, anchor=anchor, weight="600", fill=SENTENCES[name])
+        cells(d, cx, y, [[r[2]] for r in rows[name]], "weight", digits=2, cell_w=cell_w)
+        wx = cx - 8 if s == 0 else cx + cell_w + 8
+        for k, r in enumerate(rows[name]):  # the words in the wide figure's ink for column names
+            d.text(wx, y + 36 * k + 18 + MIN_TEXT * 0.35, r[1], size=MIN_TEXT, anchor=anchor, fill=INK_SOFT)
+    legend(d, 10, y + 36 * n + 18, "weight", width=200)
+    return d
 
 
 def last_row_update(predict: dict) -> str:
@@ -413,7 +433,22 @@ def before_after(matrix: dict, model: dict) -> str:
         x = box.x + box.w + 60
     legend(d, x0, 90 + len(E) * 36 + 18, VECTORS, name="coordinate value")
     d.width = x - 40
-    return d.render()
+    return arranged(d.render(), _before_after_phone(E, E_new, labels, coords, d.title, desc))
+
+
+def _before_after_phone(E, E_new, labels, coords, title, desc) -> Drawing:
+    """``before_after`` for a phone: E, then E′ under it, each with its row names."""
+    x = max(text_width(lab, MIN_TEXT) for lab in labels) + 18
+    cell_w = (PHONE - 6 - x) / len(coords)
+    d = Drawing(PHONE, 10, "part2-before-after-phone", title, desc)
+    y = 0.0
+    for M, name, digits in ((E, "E: before", 2), (E_new, "E′ = E + ΔE: after", 3)):
+        d.text(10, y + 26, name, size=MIN_TEXT, anchor="start", weight="600")
+        box = cells(d, x, y + 70, M, VECTORS, digits=digits, cell_w=cell_w, row_labels=labels, col_labels=coords)
+        y = box.y + box.h + 14
+    legend(d, 10, y + 10, VECTORS, width=150, name="coordinate value")
+    d.height = y + 10 + 46
+    return d
 
 
 LABELLED = 0.1  # a mixing weight at least this large prints its number under its word
