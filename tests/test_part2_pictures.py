@@ -315,7 +315,17 @@ def test_swap2d_cells_are_the_table_and_only_positions_move_the_message(t):
 
 
 # the Part II pictures drawn a second time for a phone (issue 35 item 5): their keys in part2_pictures
-REDRAWN = ["random_pair", "residual", "position_rows", "projections", "final_weights", "before_after"]
+REDRAWN = [
+    "random_pair",
+    "residual",
+    "position_rows",
+    "projections",
+    "final_weights",
+    "before_after",
+    "queries",
+    "keys",
+    "values",
+]
 
 
 @pytest.mark.parametrize("key", REDRAWN)
@@ -389,3 +399,22 @@ def test_a_phone_turns_the_final_weights_on_their_side_a_column_per_sentence(t):
 def test_a_phone_stacks_before_over_after(t):
     (x0, y0), (x1, y1) = _headings(t["part2_pictures"]["before_after" + PHONE_KEY], ["E: before", "E′ = E + ΔE: after"])
     assert x0 == x1 and y0 < y1
+
+
+@pytest.mark.parametrize("name", ["queries", "keys", "values"])
+def test_a_phone_puts_each_video_rows_label_on_its_own_line_above_its_cells(t, name):
+    """The long labels beside eight topic columns: on a phone each label stands
+    on a line of its own over its row of cells, the topics' names standing up."""
+    table = t["part2_video"][f"{name}_table"]
+    svg = t["part2_pictures"][name + PHONE_KEY]
+    assert cells_of(svg) == cells_of(t["part2_pictures"][name])  # the same cells, row by row
+    root = ET.fromstring(svg)
+    texts = {"".join(e.itertext()): e for e in root.iter("{http://www.w3.org/2000/svg}text")}
+    for topic in table["header"][1:]:
+        assert (texts[topic].get("transform") or "").startswith("rotate(-90")
+    rows = re.findall(r'<rect x="([\d.]+)" y="([\d.]+)" width="44"', svg)
+    tops = sorted({float(y) for _, y in rows})
+    assert len(tops) == len(table["rows"])
+    for row, top in zip(table["rows"], tops):
+        label = texts[row[0]]
+        assert float(label.get("y")) < top and float(label.get("x")) == float(rows[0][0])

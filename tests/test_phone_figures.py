@@ -27,9 +27,6 @@ ALLOWED: dict[str, str] = {
     "maps-widths": "one bracket per window width under one row of cards",
     "maps-batches": "seven pair boxes grouped into four brackets on one line",
     # Part II
-    "part2-video-queries": "topic columns beside long query labels: two columns a block would not fit either",
-    "part2-video-keys": "topic columns beside long listing labels: two columns a block would not fit either",
-    "part2-video-values": "topic columns beside long video labels: two columns a block would not fit either",
     "part2-search": "query, keys and dot products drawn as one worked sum; its own drawing, not redrawn yet",
     "part2-phases": "the phase A/B figure mixes vectors of cells and arrows; not redrawn for a phone yet",
     "part2-qkv-lifetime": "five words' q, k, v boxes linked by cache lines along a row; not redrawn yet",

@@ -8,11 +8,11 @@ position_pictures.py's, the video search search_picture.py's."""
 
 from __future__ import annotations
 
-from common.palette import ACCENT, ACCENT_MID, GRID, GRIDLINE, INK, INK_SOFT, LINE, MUTED, SENTENCES
+from common.palette import ACCENT, ACCENT_MID, GRID, GRIDLINE, INK, INK_SOFT, LINE, MUTED, ROLES, SENTENCES
 
 from ..kit.bars import bars
 from ..kit.cells import cells, legend, number
-from ..kit.draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, text_width
+from ..kit.draw import MIN_TEXT, PHONE, SLIDE, Drawing, arranged, text_width, wrap_words
 from ..kit.histograms import Column, histograms
 from ..kit.registry import table
 from ..kit.ribbons import weighted_arrow
@@ -106,13 +106,36 @@ ROLE_OF = {"queries": "query", "keys": "key", "values": "value"}
 
 def video_rows(video: dict, name: str, what: str) -> str:
     t = video[f"{name}_table"]
-    return table_figure(
-        f"part2-video-{name}",
-        f"The {what} of the video search on named topics",
-        t,
-        [Group(list(range(1, len(t["header"]))), "part2-topics", what, digits=1, role=ROLE_OF[name])],
-        labels=[0],
-    )
+    title = f"The {what} of the video search on named topics"
+    group = Group(list(range(1, len(t["header"]))), "part2-topics", what, digits=1, role=ROLE_OF[name])
+    wide = table_figure(f"part2-video-{name}", title, t, [group], labels=[0])
+    return arranged(wide, _video_rows_phone(f"part2-video-{name}-phone", title, t, group))
+
+
+def _video_rows_phone(ident: str, title: str, t: dict, group: Group) -> Drawing:
+    """``video_rows`` for a phone: the topics' names standing up over their
+    columns, and each row's label (a query, a listing, a video) on its own line
+    above its cells, framed in its role's colour as on the slide."""
+    cols = [str(t["header"][c]) for c in group.columns]
+    cell_w, cell_h = 44.0, 34.0
+    x = (PHONE - cell_w * len(cols)) / 2
+    lines = [wrap_words(str(r[0]), cell_w * len(cols)) for r in t["rows"]]
+    d = Drawing(PHONE, 10, ident, title, describe(t, [group], [0]))
+    d.text(x, 24, group.title, size=MIN_TEXT, anchor="start", weight="600", fill=ROLES[group.role])
+    y = 34 + standing_h(cols)
+    standing(d, x, y, cell_w, cols)
+    for row, label in zip(t["rows"], lines):
+        for k, line in enumerate(label):
+            d.text(x, y + 18 + k * 24, line, size=MIN_TEXT, anchor="start")
+        y += 8 + 24 * len(label)
+        box = cells(
+            d, x, y, [row[c] for c in group.columns], group.scale, digits=group.digits, cell_w=cell_w, cell_h=cell_h
+        )
+        d.rect(box.x - 3, box.y - 3, box.w + 6, box.h + 6, fill="none", stroke=ROLES[group.role], width=3, radius=3)
+        y += cell_h + 12
+    legend(d, 14, y + 8, group.scale, width=150)
+    d.height = y + 8 + 46
+    return d
 
 
 def phase_b(bank: dict) -> str:
