@@ -155,18 +155,19 @@ def test_a_hidden_words_results_are_right_under_the_strip(lab):
 
 def test_switching_the_inspected_model_keeps_the_place(lab):
     inspect_attn4(lab)
-    assert lab.locator('.inspect-model[data-kind="attn4"]').is_visible()
-    assert not lab.locator('.inspect-model[data-kind="mlp"]').is_visible()
+    # the Inspect panel's sections (a scored text's detail, if an earlier test left one open, uses the same class)
+    assert lab.locator('#inspect-body .inspect-model[data-kind="attn4"]').is_visible()
+    assert not lab.locator('#inspect-body .inspect-model[data-kind="mlp"]').is_visible()
     # every card stays on the page: only the Inspect panel shows one model at a time
     assert all(lab.locator(f'.model-card[data-kind="{k}"]').is_visible() for k in KINDS)
     # scrolled into the four-head model's top ten, the switch lands on the one-head model's
     lab.evaluate(
-        "() => { const t = document.querySelector('.inspect-model[data-kind=\"attn4\"] table.top10');"
+        "() => { const t = document.querySelector('#inspect-body .inspect-model[data-kind=\"attn4\"] table.top10');"
         " window.scrollBy(0, t.getBoundingClientRect().top - 100); }"
     )
     lab.click('#model-tabs button[data-kind="attn1"]')
     bar = lab.evaluate(BOX, "#model-tabs")
-    shown = lab.evaluate(BOX, '.inspect-model[data-kind="attn1"]')
+    shown = lab.evaluate(BOX, '#inspect-body .inspect-model[data-kind="attn1"]')
     assert bar["top"] == 0 and abs(shown["top"] - bar["bottom"]) <= 2, (bar, shown)
     assert lab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 

@@ -48,7 +48,7 @@ function fill(box) {
   box.dataset.experiment = what; // which experiment the lines are of (a change makes them again)
   box.replaceChildren(
     el('p', { class: 'note exp-runs-title' },
-      `Each model’s continuation with your experiment (${what.replace(/"([^"]*)"/g, '“$1”')}; `,
+      `Each model’s continuation with your experiment (${what}; `,
       el('a', { href: '#outputs-section', text: 'both runs on the cards' }), '):'),
     el('ul', { class: 'exp-run-lines' }, lines));
 }

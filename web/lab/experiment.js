@@ -35,7 +35,7 @@ export function describeAblation(a, history = null) {
     .map((k) => `${S.metadata.models[k].label}: head${a.heads_off[k].length > 1 ? 's' : ''} ` +
       `${a.heads_off[k].map((h) => h + 1).join(', ')} off`);
   if (a.hide.length) {
-    const word = (p) => (history && p < history.length ? `"${visibleToken(S.vocab.token(history[p]))}" ` : '');
+    const word = (p) => (history && p < history.length ? `“${visibleToken(S.vocab.token(history[p]))}” ` : '');
     parts.push(`hidden: ${a.hide.map((p) => `${word(p)}(position ${p})`).join(', ')}`);
   }
   return parts.join('; ');

@@ -128,12 +128,12 @@ function askAttention(container, items, vocab, key, stepIndex) {
   const slots = wordSlots(it);
   const weights = slots.map((j) => it.attention[h][j]); // the row the attention table draws
   const best = it.offset + slots[argmax(weights)];
-  const word = (pos) => `"${visibleToken(wordOf(it, vocab, pos - it.offset))}" (position ${pos})`;
+  const word = (pos) => `“${visibleToken(wordOf(it, vocab, pos - it.offset))}” (position ${pos})`;
   const weight = (pos) => it.attention[h][pos - it.offset].toFixed(3);
   const head = `head ${h + 1} of ${it.entry.label}`;
   const section = predictGate({ key: `inspect-${key}`, before, noun: 'attention row',
     question: `Predict first: which word will ${head} weight most, reading from the newest word ` +
-      `"${visibleToken(wordOf(it, vocab, it.context.length - 1))}"?`,
+      `“${visibleToken(wordOf(it, vocab, it.context.length - 1))}”?`,
     choices: slots.map((j) => ({ value: it.offset + j, label: visibleToken(wordOf(it, vocab, j)),
       title: `position ${it.offset + j}` })),
     answer: best,
@@ -265,7 +265,7 @@ function chosenLine(it, vocab, after, experiment) {
 // strip (for: 'words') or under a model's head toggles ('heads'), with its
 // chosen token's probability before and after the experiment on its own context.
 function resultLine(it, vocab, after, experiment, control) {
-  const name = (id) => `"${id === EOS_ID ? '<EOS>' : visibleToken(vocab.token(id))}"`;
+  const name = (id) => `“${id === EOS_ID ? '<EOS>' : visibleToken(vocab.token(id))}”`;
   const label = it.entry.label;
   const line = (...parts) => el('p', { class: 'note exp-readout', 'data-kind': it.kind, 'data-for': control },
     ...parts);

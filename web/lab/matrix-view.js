@@ -59,9 +59,9 @@ function matrixBody(it, entry, vocab, real, steps, heads, T, avail) {
       value: mode === 'steps' ? stepwise(h) : onePass(h),
       label: `${entry.label}, head ${h + 1}, ${mode === 'steps' ? 'step by step' : 'one pass (never trained)'}`,
       describe: (q, k, w) => (w === null
-        ? `"${labels[q]}" (position ${positions[q]}) cannot see "${labels[k]}": it comes later.`
+        ? `“${labels[q]}” (position ${positions[q]}) cannot see “${labels[k]}”: it comes later.`
         : `Head ${h + 1}: ${mode === 'steps' ? 'when it predicted the token after' : 'one-pass row of'} ` +
-          `"${labels[q]}" (position ${positions[q]}), "${labels[k]}" (position ${positions[k]}) ` +
+          `“${labels[q]}” (position ${positions[q]}), “${labels[k]}” (position ${positions[k]}) ` +
           `got weight ${w.toFixed(3)}.`),
     })));
   };

@@ -173,7 +173,7 @@ const notApplied = (list) => (list.length ? `; position${list.length > 1 ? 's' :
 function experimentScores(sc, metadata, vocab) {
   const ex = sc.experiment;
   if (!ex) return null;
-  const hidden = ex.hide.map((p) => `"${visibleToken(vocab.token(sc.history[p]))}" (position ${p})`);
+  const hidden = ex.hide.map((p) => `“${visibleToken(vocab.token(sc.history[p]))}” (position ${p})`);
   const off = metadata.order.filter((k) => ex.heads_off[k]?.length)
     .map((k) => `${metadata.models[k].label}: head${ex.heads_off[k].length > 1 ? 's' : ''} ` +
       `${ex.heads_off[k].map((h) => h + 1).join(', ')} off`);

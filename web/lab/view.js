@@ -19,7 +19,7 @@ export function renderPreview(container, summary, analysis, context) {
   tokens.forEach((tok, i) => {
     const unk = ids[i] === UNK_ID;
     items.push({ label: visibleToken(tok), cls: unk ? 'tok unk' : 'tok', unk,
-      title: unk ? `"${tok}" is not in the vocabulary: the models read <UNK>` : `ID ${ids[i]}` });
+      title: unk ? `“${tok}” is not in the vocabulary: the models read <UNK>` : `ID ${ids[i]}` });
   });
   const shown = items.slice(-context);
   const cropped = items.length - shown.length;
