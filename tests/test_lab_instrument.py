@@ -46,7 +46,7 @@ def test_experiment_reaches_generate_and_score_beside_the_plain_run(shared_lab, 
     plain = evaluate(lab, "return await window.lab.generate(arg);", opts)
     set_experiment(lab, plain)
     note = lab.locator("#experiment-note")
-    assert note.is_visible() and "head 2 off" in note.text_content() and '“dog”' in note.text_content()
+    assert note.is_visible() and "head 2 off" in note.text_content() and "“dog”" in note.text_content()
 
     # each model's own chosen token, before and after, on its own context (PyTorch's numbers)
     for kind in KINDS:
