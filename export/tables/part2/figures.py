@@ -13,7 +13,7 @@ import math
 from common.palette import ACCENT, ALERT, GRID, GRIDLINE, INK, LINE, MUTED, PAPER, SENTENCES
 
 from ..kit.cells import cells, legend, vector_box
-from ..kit.draw import COLUMN, MIN_TEXT, PHONE, Box, Drawing, arranged, text_width
+from ..kit.draw import COLUMN, FONT, MIN_TEXT, PHONE, Box, Drawing, _n, arranged, element, text_width, wrap_words
 from ..kit.registry import table
 from ..kit.ribbons import weighted_arrow
 
@@ -231,26 +231,62 @@ def phases(bank: dict, model: dict) -> str:
     return d.render()
 
 
+def _sentence(d: Drawing, x: float, y: float, text: str, fill: str, width: float) -> float:
+    """``text`` as one <text> of lines no wider than ``width`` units, centred
+    on ``x`` (a phone's caption): each line a <tspan>, a space kept at the end
+    of each but the last, so the element reads as the one sentence the wide
+    figure writes on one line. Returns the baseline of the last line."""
+    lines = wrap_words(text, width)
+    step = MIN_TEXT * 1.25
+    spans = "".join(
+        element("tspan", line + (" " if i < len(lines) - 1 else ""), x=_n(x), dy=None if i == 0 else _n(step))
+        for i, line in enumerate(lines)
+    )
+    d.parts.append(
+        element(
+            "text",
+            children=spans,
+            x=_n(x),
+            y=_n(y),
+            font_size=MIN_TEXT,
+            text_anchor="middle",
+            fill=fill,
+            font_family=FONT,
+        )
+    )
+    return y + step * (len(lines) - 1)
+
+
 def qkv_lifetime(model: dict) -> str:
+    """Five words of the river sentence with the q, k and v each computes once,
+    and a line from each earlier word's key into the last word's query. A
+    slide's arrangement has the words in a row with the lines running under
+    them; a phone's (PHONE units) one word a row, its q, k and v beside it,
+    the lines running down a lane each at the right into the last query."""
     toks = model["sentences"]["river"][:5]
     n = len(toks)
+    heading = "q, k and v are computed once per word; later queries reuse k and v"
     desc = (
         f"Five words of the river sentence. Each word's query, key and value are computed once, when the word "
         f"arrives. The query of word {n} ({toks[-1]}) is compared with the keys of words 1 to {n} and mixes their "
         f"values; those keys and values were computed earlier and are reused, not recomputed. A generator keeps "
         f"them in a key-value cache; a word's query is used only by that word."
     )
-    d = Drawing(
-        1000, 290, "part2-qkv-lifetime", "q, k and v are computed once per word; later queries reuse k and v", desc
-    )
+    reads = f"word {n}'s query reads the keys and values of words 1–{n}, stored when each word arrived"
+    greyed = "greyed q: used once by its own word, never again (so a cache keeps only k and v)"
+
+    def qkv(d: Drawing, x: float, y: float, last: bool) -> None:
+        d.box(x, y, 50, 44, "q", kind="op" if last else "muted", size=16, role="query")
+        d.box(x + 56, y, 50, 44, "k", kind="param", size=16, role="key")
+        d.box(x + 112, y, 50, 44, "v", kind="param", size=16, role="value")
+
+    d = Drawing(1000, 290, "part2-qkv-lifetime", heading, desc)
     w = 170
     for j, t in enumerate(toks):
         x = 10 + j * (w + 26)
         d.box(x, 20, w, 56, f"{j + 1} {t}")
         last = j == n - 1
-        d.box(x + 4, 110, 50, 44, "q", kind="op" if last else "muted", size=16, role="query")
-        d.box(x + 60, 110, 50, 44, "k", kind="param", size=16, role="key")
-        d.box(x + 116, 110, 50, 44, "v", kind="param", size=16, role="value")
+        qkv(d, x + 4, 110, last)
         d.arrow((x + w / 2, 76), (x + w / 2, 108))
         if not last:
             d.polyline(
@@ -263,21 +299,33 @@ def qkv_lifetime(model: dict) -> str:
                 colour=ACCENT,
                 width=1.5,
             )
-    d.text(
-        500,
-        262,
-        f"word {n}'s query reads the keys and values of words 1–{n}, stored when each word arrived",
-        size=MIN_TEXT,
-        fill=INK,
-    )
-    d.text(
-        500,
-        282,
-        "greyed q: used once by its own word, never again (so a cache keeps only k and v)",
-        size=MIN_TEXT,
-        fill=MUTED,
-    )
-    return d.render()
+    d.text(500, 262, reads, size=MIN_TEXT, fill=INK)
+    d.text(500, 282, greyed, size=MIN_TEXT, fill=MUTED)
+
+    # a phone: one word a row; the line from word j's key turns right under
+    # its row into a lane of its own (the first word's outermost, so no two
+    # lines cross), runs down past the last row and comes up into its query
+    step, qx = 66, 172
+    p = Drawing(PHONE, 0, "part2-qkv-lifetime-phone", heading, desc)
+    for j, t in enumerate(toks):
+        y = 10 + j * step
+        word = p.box(10, y, 130, 44, f"{j + 1} {t}")
+        p.arrow(word.right, (qx - 2, y + 22))
+        qkv(p, qx, y, j == n - 1)
+    bottom = 10 + (n - 1) * step + 44
+    for j in range(n - 1):
+        y, lane, enter = 10 + j * step + 44, 388 - 10 * j, qx + 7 + 12 * j
+        below = bottom + 12 + 8 * (n - 2 - j)
+        p.polyline(
+            [(qx + 81, y), (qx + 81, y + 11), (lane, y + 11), (lane, below), (enter, below), (enter, bottom + 2)],
+            colour=ACCENT,
+            width=1.5,
+        )
+    y = bottom + 12 + 8 * (n - 2) + 36
+    y = _sentence(p, PHONE / 2, y, reads, INK, PHONE - 70)
+    y = _sentence(p, PHONE / 2, y + 30, greyed, MUTED, PHONE - 70)
+    p.height = y + 10
+    return arranged(d.render(), p)
 
 
 def saturation(scaling: dict) -> str:

@@ -1,0 +1,89 @@
+"""Part II figures that re-flow on a phone (issue 35 item 5): the life of q,
+k and v (part2_figures.qkv_lifetime), one word a row with the cache lines
+running down; each phone arrangement drawn by the same builder from the same
+numbers as its wide figure, with the same title, texts and colours, at most
+PHONE units wide.
+
+Reads build/tables."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from itertools import combinations
+
+import pytest
+from test_phone_arrangements import assert_same_figure
+
+from common.palette import ACCENT
+from export.tables.kit.draw import PHONE, PHONE_KEY
+
+SVG = "{http://www.w3.org/2000/svg}"
+FIGURES = {"part2_figures": ["qkv_lifetime"]}
+
+
+@pytest.mark.parametrize("name,key", [(t, k) for t, keys in FIGURES.items() for k in keys])
+def test_the_phone_arrangement_is_the_same_figure_at_a_phones_width(table, name, key):
+    t = table(name)
+    wide, phone = t[key], t[key + PHONE_KEY]
+    assert float(ET.fromstring(wide).get("viewBox").split()[2]) > PHONE
+    assert_same_figure(wide, phone)
+
+
+def _boxes(svg: str) -> dict[str, list[tuple[float, float, float, float]]]:
+    """Each one-line box's label -> the rects it labels (x, y, w, h)."""
+    root = ET.fromstring(svg)
+    rects = [tuple(float(r.get(a)) for a in ("x", "y", "width", "height")) for r in root.iter(SVG + "rect")]
+    out: dict[str, list] = {}
+    for t in root.iter(SVG + "text"):
+        x, y = float(t.get("x")), float(t.get("y"))
+        for r in rects:
+            if r[0] < x < r[0] + r[2] and r[1] < y < r[1] + r[3]:
+                out.setdefault("".join(t.itertext()), []).append(r)
+    return out
+
+
+def _lines(svg: str, colour: str) -> list[list[tuple[float, float]]]:
+    """The points of every path drawn in ``colour``."""
+    return [
+        [(float(x), float(y)) for x, y in re.findall(r"[ML]([\d.-]+),([\d.-]+)", p.get("d"))]
+        for p in ET.fromstring(svg).iter(SVG + "path")
+        if p.get("stroke") == colour
+    ]
+
+
+def _cross(a, b) -> bool:
+    """Whether two axis-parallel segments cross (touching ends aside)."""
+    (ax0, ay0), (ax1, ay1) = a
+    (bx0, by0), (bx1, by1) = b
+    if ay0 == ay1 and bx0 == bx1:  # a across, b down
+        return min(ax0, ax1) < bx0 < max(ax0, ax1) and min(by0, by1) < ay0 < max(by0, by1)
+    if ax0 == ax1 and by0 == by1:
+        return _cross(b, a)
+    return False
+
+
+def test_qkv_lifetime_on_a_phone_has_one_word_a_row_and_its_cache_lines_run_down_without_crossing(table):
+    model = table("part2_model")
+    words = [f"{j + 1} {t}" for j, t in enumerate(model["sentences"]["river"][:5])]
+    phone = table("part2_figures")["qkv_lifetime" + PHONE_KEY]
+    boxes = _boxes(phone)
+    rows = [boxes[w][0] for w in words]
+    assert len({r[0] for r in rows}) == 1  # one column of words
+    ys = [r[1] for r in rows]
+    assert ys == sorted(ys) and len(set(ys)) == len(words)  # one word a row, in order
+    # each row's q, k and v sit beside its word, on its line
+    for label in ("q", "k", "v"):
+        assert sorted(r[1] for r in boxes[label]) == ys
+        assert all(r[0] > rows[0][0] + rows[0][2] for r in boxes[label])
+    last_q = next(r for r in boxes["q"] if r[1] == ys[-1])
+    keys = sorted(boxes["k"], key=lambda r: r[1])
+    lines = _lines(phone, ACCENT)
+    assert len(lines) == len(words) - 1  # one from each earlier word's key
+    for line, key in zip(sorted(lines, key=lambda pts: pts[0][1]), keys):
+        (x0, y0), (x1, y1) = line[0], line[-1]
+        assert key[0] < x0 < key[0] + key[2] and y0 == key[1] + key[3]  # out of the key's foot
+        assert last_q[0] < x1 < last_q[0] + last_q[2] and y1 > last_q[1] + last_q[3]  # up into the last query
+    segments = [list(zip(pts, pts[1:])) for pts in lines]
+    for a, b in combinations(segments, 2):
+        assert not any(_cross(s, t) for s in a for t in b)
