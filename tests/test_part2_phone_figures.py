@@ -1,5 +1,6 @@
-"""Part II figures that re-flow on a phone (issue 35 item 5): the life of q,
-k and v (part2_figures.qkv_lifetime), one word a row with the cache lines
+"""Part II figures that re-flow on a phone (issue 35 item 5): one attention
+step at “bank” (part2_figures.phases), its stages top to bottom; the life of
+q, k and v (part2_figures.qkv_lifetime), one word a row with the cache lines
 running down; each phone arrangement drawn by the same builder from the same
 numbers as its wide figure, with the same title, texts and colours, at most
 PHONE units wide.
@@ -19,7 +20,7 @@ from common.palette import ACCENT
 from export.tables.kit.draw import PHONE, PHONE_KEY
 
 SVG = "{http://www.w3.org/2000/svg}"
-FIGURES = {"part2_figures": ["qkv_lifetime"]}
+FIGURES = {"part2_figures": ["phases", "qkv_lifetime"]}
 
 
 @pytest.mark.parametrize("name,key", [(t, k) for t, keys in FIGURES.items() for k in keys])
@@ -87,3 +88,26 @@ def test_qkv_lifetime_on_a_phone_has_one_word_a_row_and_its_cache_lines_run_down
     segments = [list(zip(pts, pts[1:])) for pts in lines]
     for a, b in combinations(segments, 2):
         assert not any(_cross(s, t) for s in a for t in b)
+
+
+def test_phases_on_a_phone_runs_top_to_bottom_with_the_residual_from_the_row_into_the_new_row(table):
+    phone = table("part2_figures")["phases" + PHONE_KEY]
+    root = ET.fromstring(phone)
+    at = {"".join(t.itertext()): (float(t.get("x")), float(t.get("y"))) for t in root.iter(SVG + "text")}
+    # match, then mix, then W_O's update, then the new row: each stage under the one it feeds
+    order = ["row e₇ (bank)", "query q₇", "phase A: α", "phase B: m₇ = Σ α v", "update Δe₇", "new row e′₇"]
+    ys = [at[label][1] for label in order]
+    assert ys == sorted(ys) and len(set(ys)) == len(ys), list(zip(order, ys))
+    assert at["keys k₁…k₇"][1] < at["phase A: α"][1] < at["values v₁…v₇"][1]
+    # phase A's softmax is written inside it, between its name and its top weight
+    cheque = table("part2_bank")["cheque"]
+    softmax = f"softmax(q·k/√{table('part2_model')['d_k']})"
+    top = f"top: {cheque['top_source']} {max(cheque['weights']):.2f}"
+    assert at["phase A: α"][1] < at[softmax][1] < at[top][1]
+    assert abs(at[softmax][0] - at["phase A: α"][0]) < 1
+    # the residual: one dashed line in ACCENT from under e₇ to the new row's foot, with its sum beside it
+    (residual,) = [p for p in root.iter(SVG + "path") if p.get("stroke-dasharray")]
+    assert residual.get("stroke") == ACCENT
+    pts = [(float(x), float(y)) for x, y in re.findall(r"[ML]([\d.-]+),([\d.-]+)", residual.get("d"))]
+    assert pts[0][1] < at["query q₇"][1] and pts[-1][1] > at["new row e′₇"][1]
+    assert at["residual: e′₇ = e₇ + Δe₇"][1] > at["new row e′₇"][1]

@@ -228,7 +228,47 @@ def phases(bank: dict, model: dict) -> str:
     d.polyline([(e.x + 40, e.y), (e.x + 40, 10), (new.x + 40, 10), (new.x + 40, new.y)], dash="5 4", colour=ACCENT)
     d.text(e.x + 52, 34, "residual: e′₇ = e₇ + Δe₇", anchor="start", fill=ACCENT)
     legend(d, 10, 322, "part2-vectors", name="coordinate value")
-    return d.render()
+
+    # a phone: the same boxes in rows, top to bottom. e₇ at the top left; its
+    # keys under it and its query at the right feed phase A, its softmax
+    # inside it; the values come straight down the left into phase B, which
+    # takes α from phase A above it; W_O, the update and the new row follow
+    # down the right, and the residual runs down the left edge and under the
+    # new row, into it from below
+    p = Drawing(PHONE, 0, "part2-phases-phone", d.title, desc)
+    lane = 22  # the residual's lane, left of every box but e₇
+    e = vector_box(p, 10, 10, "row e₇ (bank)", c["e"], V, fmt=_one)
+    k = p.box(108, 136, 116, 68, "keys k₁…k₇", sub=f"width {dk}", kind="op", role="key")
+    q = vector_box(p, PHONE - 10 - q.w, 128, "query q₇", c["q"], V, fmt=_one, kind="op", role="query")
+    p.arrow((k.x + k.w / 2, e.y + e.h), k.top)
+    p.text(k.x + k.w / 2 - 10, e.y + e.h + 28, "W_K", size=MIN_TEXT, anchor="end", fill=MUTED)
+    p.arrow(e.right, q.top)
+    p.text(e.x + e.w + 34, e.y + e.h / 2 + 10, "W_Q", size=MIN_TEXT, anchor="start", fill=MUTED)
+    a = p.box(PHONE - 10 - 190, 244, 190, 104, "", kind="op")  # phase A, its softmax inside
+    p.text(a.x + a.w / 2, a.y + 30, "phase A: α", size=MIN_TEXT, weight="600")
+    p.text(a.x + a.w / 2, a.y + 58, f"softmax(q·k/√{dk})", fill=MUTED)
+    p.text(a.x + a.w / 2, a.y + 86, f"top: {top} {max(c['weights']):.2f}", size=MIN_TEXT, fill=MUTED)
+    p.arrow(q.bottom, (q.x + q.w / 2, a.y))
+    p.arrow(k.bottom, (a.x + 20, a.y))
+    m = vector_box(
+        p, PHONE - 10 - 192, 382, "phase B: m₇ = Σ α v", c["message"], V, fmt=_one, kind="op", role="message"
+    )
+    v = p.box(lane + 8, m.y + 8, 134, 68, "values v₁…v₇", sub=f"width {dv}", kind="op", role="value")
+    p.arrow((v.x + v.w / 2, e.y + e.h), v.top)
+    p.text(v.x + v.w / 2 - 10, e.y + e.h + 28, "W_V", size=MIN_TEXT, anchor="end", fill=MUTED)
+    p.arrow((a.x + a.w / 2, a.y + a.h), (a.x + a.w / 2, m.y))
+    p.arrow(v.right, m.left)
+    up = vector_box(p, PHONE - 10 - 200, 500, "update Δe₇", c["delta"], V, fmt=_one, kind="param", role="message")
+    p.arrow((up.x + up.w / 2, m.y + m.h), up.top)
+    p.text(up.x + up.w / 2 - 10, m.y + m.h + 24, "W_O", size=MIN_TEXT, anchor="end", fill=MUTED)
+    new = vector_box(p, up.x, 618, "new row e′₇", c["e_new"], V, fmt=_one, kind="out")
+    p.arrow(up.bottom, new.top)
+    under = new.y + new.h + 34
+    p.polyline([(lane, e.y + e.h), (lane, under), new.centre[:1] + (under,), new.bottom], dash="5 4", colour=ACCENT)
+    p.text(lane + 8, under - 10, "residual: e′₇ = e₇ + Δe₇", anchor="start", fill=ACCENT)
+    legend(p, 10, under + 24, V, width=200, name="coordinate value")
+    p.height = under + 24 + 14 + MIN_TEXT + 8
+    return arranged(d.render(), p)
 
 
 def _sentence(d: Drawing, x: float, y: float, text: str, fill: str, width: float) -> float:
