@@ -1,7 +1,8 @@
 """Part II figures that re-flow on a phone (issue 35 item 5): one attention
 step at “bank” (part2_figures.phases), its stages top to bottom; the life of
 q, k and v (part2_figures.qkv_lifetime), one word a row with the cache lines
-running down; each phone arrangement drawn by the same builder from the same
+running down; the video search (part2_pictures.search), each video's title
+over its key row with its score and bar; each phone arrangement drawn by the same builder from the same
 numbers as its wide figure, with the same title, texts and colours, at most
 PHONE units wide.
 
@@ -17,10 +18,11 @@ import pytest
 from test_phone_arrangements import assert_same_figure
 
 from common.palette import ACCENT
+from export.tables.kit.cells import number
 from export.tables.kit.draw import PHONE, PHONE_KEY
 
 SVG = "{http://www.w3.org/2000/svg}"
-FIGURES = {"part2_figures": ["phases", "qkv_lifetime"]}
+FIGURES = {"part2_figures": ["phases", "qkv_lifetime"], "part2_pictures": ["search"]}
 
 
 @pytest.mark.parametrize("name,key", [(t, k) for t, keys in FIGURES.items() for k in keys])
@@ -111,3 +113,27 @@ def test_phases_on_a_phone_runs_top_to_bottom_with_the_residual_from_the_row_int
     pts = [(float(x), float(y)) for x, y in re.findall(r"[ML]([\d.-]+),([\d.-]+)", residual.get("d"))]
     assert pts[0][1] < at["query q₇"][1] and pts[-1][1] > at["new row e′₇"][1]
     assert at["residual: e′₇ = e₇ + Δe₇"][1] > at["new row e′₇"][1]
+
+
+def test_search_on_a_phone_puts_each_title_over_its_key_row_with_its_score_and_bar(table):
+    video = table("part2_video")
+    lk = video["longer_key"]
+    qi = video["queries"].index(lk["query"]) if lk.get("found") else video["query_index"]
+    scores, titles = video["scores"][qi], video["titles"]
+    root = ET.fromstring(table("part2_pictures")["search" + PHONE_KEY])
+    texts = [("".join(t.itertext()), float(t.get("x")), float(t.get("y"))) for t in root.iter(SVG + "text")]
+    bars = sorted(
+        (float(r.get("y")), float(r.get("width"))) for r in root.iter(SVG + "rect") if r.get("fill") == ACCENT
+    )
+    assert len(bars) == len(titles)
+    cells = [float(r.get("y")) for g in root.iter(SVG + "g") if g.get("class") == "cells" for r in g.iter(SVG + "rect")]
+    track, top = max(w for _, w in bars), max(scores)  # the top score's bar fills its track
+    ys = []
+    for title, score, (bar_y, bar_w) in zip(titles, scores, bars):
+        (y,) = [ty for text, _, ty in texts if text == title]
+        # the score at the right end of the title's line, the bar and the key row right under it
+        assert any(text == number(score, 2) and ty == y and tx > PHONE / 2 for text, tx, ty in texts)
+        assert y < bar_y < y + 30 and any(y < cy < y + 30 for cy in cells)
+        assert abs(bar_w - max(score / top * track, 1.5)) < 0.1  # as long as its score
+        ys.append(y)
+    assert ys == sorted(ys)  # one video a row, in the table's order

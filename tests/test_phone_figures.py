@@ -27,7 +27,6 @@ ALLOWED: dict[str, str] = {
     "maps-widths": "one bracket per window width under one row of cards",
     "maps-batches": "seven pair boxes grouped into four brackets on one line",
     # Part II
-    "part2-search": "query, keys and dot products drawn as one worked sum; its own drawing, not redrawn yet",
     "part2-causal-mask": "a ten by ten weight matrix: every column is a word the mask rule is about",
     "part2-attention-matrix": "the full ten by ten weight matrix: its square shape is the point",
     # Part III
