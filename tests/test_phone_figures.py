@@ -34,7 +34,6 @@ ALLOWED: dict[str, str] = {
     "fig-p3-E": "the worksheet's ten by five input rows with their feature names as columns",
     "fig-p3-messages": "messages, the join and W_O on one line of matrices; not redrawn for a phone yet",
     "fig-p3-weights-all": "a ten by ten causal weight matrix per head: each panel alone is wider than a phone",
-    "chart-position-similarity": "similarity by distance chart with its legend on the right; not redrawn yet",
     "fig-p3-final-query": "the score matrix with only its final row computed: its square shape is the point",
     # Part IV
     "fig-res-per-step": "two ten by ten causal weight matrices: each alone is wider than a phone",

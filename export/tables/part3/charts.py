@@ -158,14 +158,24 @@ def _seed_curves(
 
 def similarity_by_gap(by_gap: list[float], far: int, min_pairs: int) -> str:
     """Mean cosine similarity of two learned position rows against how many
-    slots apart they are (1 .. the last distance with at least min_pairs pairs)."""
+    slots apart they are (1 .. the last distance with at least min_pairs pairs).
+    For a phone (kit/draw.py ``arranged``) the same line PHONE units wide, its
+    distance axis with fewer ticks."""
+    wide = _similarity(by_gap, far, min_pairs, phone=False)
+    return arranged(wide, _similarity(by_gap, far, min_pairs, phone=True))
+
+
+SIMILARITY_PHONE_H = 300  # a phone's plot: as tall as the wide one, on a third of its width
+
+
+def _similarity(by_gap: list[float], far: int, min_pairs: int, phone: bool) -> str:
     gaps = list(range(1, len(by_gap) + 1))
     frame = Frame(
-        nice_ticks(0, gaps[-1], 8),
+        nice_ticks(0, gaps[-1], 3 if phone else 8),
         nice_ticks(min(by_gap + [0.0]), max(by_gap), 4),
-        width=1000,
-        height=300,
-        right=30,
+        width=PHONE if phone else 1000,
+        height=SIMILARITY_PHONE_H if phone else 300,
+        right=20 if phone else 30,
         top=24,
         bottom=52,
     )
@@ -195,4 +205,6 @@ def similarity_by_gap(by_gap: list[float], far: int, min_pairs: int) -> str:
         f"are left out."
     )
     heading = "How alike two learned position rows are, by distance"
-    return chart("chart-position-similarity", frame.width, frame.height, heading, desc, body)
+    return chart(
+        "chart-position-similarity" + ("-phone" if phone else ""), frame.width, frame.height, heading, desc, body
+    )
