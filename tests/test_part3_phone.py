@@ -88,3 +88,50 @@ def test_position_similarity_draws_every_distance_at_its_table_value(table, arra
         assert g0 + (x - x0) / (x1 - x0) * (g1 - g0) == pytest.approx(gap, abs=0.05)
         assert v0 + (y - y0) / (y1 - y0) * (v1 - v0) == pytest.approx(by_gap[gap - 1], abs=0.002)
     assert not _overlaps(_boxes(root)), _overlaps(_boxes(root))
+
+
+# ---------------------------------------------------------------- the worksheet's messages
+
+
+def _cell_rows(root: ET.Element) -> list[list[tuple[float, float, str]]]:
+    """Each <g class="cells"> of a drawing as (x, y, text) of its cells, in the order drawn."""
+    out = []
+    for g in root.iter(SVG + "g"):
+        if g.get("class") == "cells":
+            rects = [(float(r.get("x")), float(r.get("y"))) for r in g.iter(SVG + "rect")]
+            out.append([(x, y, _text(t)) for (x, y), t in zip(rects, g.iter(SVG + "text"))])
+    return out
+
+
+@pytest.mark.parametrize("arrangement", ARRANGEMENTS)
+def test_messages_keep_every_row_its_numbers_its_columns_and_its_label(table, arrangement):
+    from export.tables.kit.cells import number
+
+    f, pics = table("part3_fisherman"), table("part3_pictures")
+    wide, root = ET.fromstring(pics["messages"]), ET.fromstring(pics["messages" + arrangement])
+    if arrangement:
+        _same_title(wide, root)
+        # the same sentences, the same notes, the same column names
+        assert sorted(_text(t) for t in root.iter(SVG + "text")) == sorted(_text(t) for t in wide.iter(SVG + "text"))
+    expected = [f["heads"][0]["message"], f["heads"][1]["message"], f["concat_last"]]
+    expected += [f["update_last"], f["E_last"], f["out_last"]]
+    rows = _cell_rows(root)
+    assert [[c[2] for c in row] for row in rows] == [[number(v, 2) for v in vals] for vals in expected]
+    # head 1 fills the join's first two columns, head 2 its last two; every later row spans all four
+    columns = [c[0] for c in rows[2]]
+    assert [c[0] for c in rows[0]] == columns[:2] and [c[0] for c in rows[1]] == columns[2:]
+    assert all([c[0] for c in row] == columns for row in rows[3:])
+    # each row's label beside it (wide) or on the line above it (phone), never inside another row
+    labels = ["head 1 message", "head 2 message", "concatenated", "Δe = concat · WO", "+ E (its own row)", "= new row"]
+    at = {_text(t): (float(t.get("x")), float(t.get("y"))) for t in root.iter(SVG + "text")}
+    tops = [row[0][1] for row in rows]
+    for k, label in enumerate(labels):
+        x, y = at[label]
+        if arrangement:
+            assert (tops[k - 1] + 36 if k else 0) < y - 18 and y < tops[k] and x <= columns[0]
+        else:
+            assert tops[k] < y < tops[k] + 36 and x < columns[0]
+    # the new row is framed in the message colour
+    frame = [r for r in root.iter(SVG + "rect") if r.get("fill") == "none" and r.get("stroke-width") == "2.5"]
+    assert len(frame) == 1 and abs(float(frame[0].get("y")) - tops[5]) <= 4
+    assert not _overlaps(_boxes(root)), _overlaps(_boxes(root))

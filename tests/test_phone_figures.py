@@ -32,7 +32,6 @@ ALLOWED: dict[str, str] = {
     # Part III
     "fig-p3-two-source": "four value and message rows by two coordinates with long row labels; not redrawn yet",
     "fig-p3-E": "the worksheet's ten by five input rows with their feature names as columns",
-    "fig-p3-messages": "messages, the join and W_O on one line of matrices; not redrawn for a phone yet",
     "fig-p3-weights-all": "a ten by ten causal weight matrix per head: each panel alone is wider than a phone",
     "fig-p3-final-query": "the score matrix with only its final row computed: its square shape is the point",
     # Part IV

@@ -59,22 +59,36 @@ def _vec(values, digits: int) -> str:
 
 def messages(fish: dict) -> str:
     """The query token's two head messages, side by side in the concatenation,
-    then the update concat · W_O, the query's own row E and the new row."""
+    then the update concat · W_O, the query's own row E and the new row. Drawn
+    a second time PHONE units wide for a phone (kit/draw.py ``arranged``)."""
+    return arranged(_messages(fish, phone=False).render(), _messages(fish, phone=True))
+
+
+MESSAGE_CELL_PHONE = 88  # a phone's cell: four make 352 of its 400 units
+ABOVE = 30  # a phone's row: its label's line above its cells
+
+
+def _messages(fish: dict, phone: bool) -> Drawing:
+    """``messages``'s drawing at a slide's width (row labels left of the cells,
+    the notes right of them), or at PHONE units: each row's label on a line
+    above its cells, each note under the rows it is about, in the same lines."""
     h1, h2 = fish["heads"][0]["message"], fish["heads"][1]["message"]
     labels = ["head 1 message", "head 2 message", "concatenated", "Δe = concat · W_O", "+ E (its own row)"]
     labels.append("= new row")
-    x = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.25 + 24
-    cw = 84
-    d = Drawing(
-        round(x + 4 * cw + 300),
-        420,
-        "fig-p3-messages",
-        "The query token's messages, joined and projected",
+    heading = "The query token's messages, joined and projected"
+    desc = (
         f"Head 1's message {_vec(h1, 3)} fills the first two coordinates of the concatenation, "
         f"head 2's {_vec(h2, 3)} the last two: {_vec(fish['concat_last'], 3)}. "
         f"Multiplied by W_O it gives the update Δe = {_vec(fish['update_last'], 3)}; added to the "
-        f"query's row {_vec(fish['E_last'], 1)} it gives the new row {_vec(fish['out_last'], 3)}.",
+        f"query's row {_vec(fish['E_last'], 1)} it gives the new row {_vec(fish['out_last'], 3)}."
     )
+    joined = ["each head fills its own", "coordinates of the join"]
+    projected = ["W_O maps the join back", f"to width {fish['width']}; the residual", "adds the token's own row"]
+    if phone:
+        return _messages_phone(fish, labels, heading, desc, joined, projected)
+    x = max(text_width(lab, MIN_TEXT) for lab in labels) * 1.25 + 24
+    cw = 84
+    d = Drawing(round(x + 4 * cw + 300), 420, "fig-p3-messages", heading, desc)
     for c, name in enumerate(HEAD_COLS):
         d.text(x + c * cw + cw / 2, 24, name, size=MIN_TEXT, fill=MUTED)
     _row(d, x, 36, labels[0], h1, cw)
@@ -87,13 +101,42 @@ def messages(fish: dict) -> str:
     _row(d, x, 300, labels[5], fish["out_last"], cw)
     d.rect(x - 2, 296, 4 * cw + 4, 44, fill="none", stroke=ROLES["message"], width=2.5, radius=3)
     note_x = x + 4 * cw + 40
-    d.text(note_x, 66, "each head fills its own", size=MIN_TEXT, anchor="start", fill=MUTED)
-    d.text(note_x, 90, "coordinates of the join", size=MIN_TEXT, anchor="start", fill=MUTED)
-    d.text(note_x, 236, "W_O maps the join back", size=MIN_TEXT, anchor="start", fill=MUTED)
-    d.text(note_x, 260, f"to width {fish['width']}; the residual", size=MIN_TEXT, anchor="start", fill=MUTED)
-    d.text(note_x, 284, "adds the token's own row", size=MIN_TEXT, anchor="start", fill=MUTED)
+    for k, line in enumerate(joined):
+        d.text(note_x, 66 + 24 * k, line, size=MIN_TEXT, anchor="start", fill=MUTED)
+    for k, line in enumerate(projected):
+        d.text(note_x, 236 + 24 * k, line, size=MIN_TEXT, anchor="start", fill=MUTED)
     legend(d, x, 372, WORKSHEET)
-    return d.render()
+    return d
+
+
+def _messages_phone(fish: dict, labels, heading: str, desc: str, joined, projected) -> Drawing:
+    """``_messages``'s phone drawing: the heads' part (column names, three rows,
+    its note), then W_O's part, the new row framed as on the slide."""
+    cw = MESSAGE_CELL_PHONE
+    x = (PHONE - 4 * cw) / 2
+    values = [fish["heads"][0]["message"], fish["heads"][1]["message"], fish["concat_last"]]
+    values += [fish["update_last"], fish["E_last"], fish["out_last"]]
+    col0 = [0, 2, 0, 0, 0, 0]  # head 2's message fills the last two coordinates
+    line, row_h = 24, ABOVE + 36 + 6  # a note's line; a row: its label's line, its cells, a gap
+    parts = [(HEAD_COLS, range(0, 3), joined), (fish["features"], range(3, 6), projected)]
+    height = sum(30 + len(r) * row_h + len(n) * line + 26 for _, r, n in parts) + 40
+    d = Drawing(PHONE, height, "fig-p3-messages-phone", heading, desc)
+    y = 0.0
+    for names, part, notes in parts:
+        for c, name in enumerate(names):
+            d.text(x + c * cw + cw / 2, y + 24, name, size=MIN_TEXT, fill=MUTED)
+        y += 30
+        for k in part:
+            d.text(x, y + ABOVE - 8, labels[k], size=MIN_TEXT, anchor="start")
+            cells(d, x + col0[k] * cw, y + ABOVE, values[k], WORKSHEET, digits=2, cell_w=cw, cell_h=36)
+            if k == len(values) - 1:  # the new row, framed in the message colour as on the slide
+                d.rect(x - 2, y + ABOVE - 4, 4 * cw + 4, 44, fill="none", stroke=ROLES["message"], width=2.5, radius=3)
+            y += row_h
+        for k, text in enumerate(notes):
+            d.text(x, y + 22 + line * k, text, size=MIN_TEXT, anchor="start", fill=MUTED)
+        y += len(notes) * line + 26
+    legend(d, x, y, WORKSHEET)
+    return d
 
 
 def seed_dots(worked: dict) -> str:
