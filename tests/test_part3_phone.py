@@ -135,3 +135,55 @@ def test_messages_keep_every_row_its_numbers_its_columns_and_its_label(table, ar
     frame = [r for r in root.iter(SVG + "rect") if r.get("fill") == "none" and r.get("stroke-width") == "2.5"]
     assert len(frame) == 1 and abs(float(frame[0].get("y")) - tops[5]) <= 4
     assert not _overlaps(_boxes(root)), _overlaps(_boxes(root))
+
+
+# ---------------------------------------------------------------- the two-source toy
+
+
+def _matrix(root: ET.Element) -> tuple[list[float], list[list[tuple[float, str]]], float, float]:
+    """Every cell of a drawing's <g class="cells"> read back as a matrix: the
+    rows' tops, each row's (x, text) left to right, a cell's width and height."""
+    by_y: dict[float, list[tuple[float, str]]] = {}
+    size = (0.0, 0.0)
+    for g in root.iter(SVG + "g"):
+        if g.get("class") == "cells":
+            for r, t in zip(g.iter(SVG + "rect"), g.iter(SVG + "text")):
+                by_y.setdefault(float(r.get("y")), []).append((float(r.get("x")), _text(t)))
+                size = (float(r.get("width")), float(r.get("height")))
+    tops = sorted(by_y)
+    return tops, [sorted(by_y[y]) for y in tops], *size
+
+
+def _check_matrix(root, values, row_labels, col_labels, digits, labels_above):
+    from export.tables.kit.cells import number
+
+    tops, rows, cw, ch = _matrix(root)
+    assert [[t for _, t in row] for row in rows] == [[number(v, digits) for v in vals] for vals in values]
+    columns = [x for x, _ in rows[0]]
+    assert all([x for x, _ in row] == columns for row in rows)
+    texts = {_text(t): t for t in root.iter(SVG + "text")}
+    for k, label in enumerate(row_labels):
+        x, y = float(texts[label].get("x")), float(texts[label].get("y"))
+        if labels_above:  # on the line above its cells, under the row before
+            assert (tops[k - 1] + ch if k else 0) < y - 18 and y < tops[k] and x <= columns[0]
+        else:  # left of its cells, within the row
+            assert tops[k] < y < tops[k] + ch and x < columns[0]
+    for c, name in enumerate(col_labels):  # each name over its own column, above the first row
+        x, y = float(texts[name].get("x")), float(texts[name].get("y"))
+        assert abs(x - (columns[c] + cw / 2)) < cw / 2 and y < tops[0]
+        if texts[name].get("transform"):  # standing up: all of it inside the drawing
+            assert y - text_width(name, 18) * 1.3 >= 0, name
+    assert not _overlaps(_boxes(root)), _overlaps(_boxes(root))
+
+
+@pytest.mark.parametrize("arrangement", ARRANGEMENTS)
+def test_two_source_rows_keep_their_numbers_and_labels(table, arrangement):
+    two, pics = table("part3_two_source"), table("part3_pictures")
+    wide, root = ET.fromstring(pics["two_source"]), ET.fromstring(pics["two_source" + arrangement])
+    if arrangement:
+        _same_title(wide, root)
+        assert sorted(_text(t) for t in root.iter(SVG + "text")) == sorted(_text(t) for t in wide.iter(SVG + "text"))
+    values = [two["values"][0], two["values"][1], two["one_head_message"], two["two_head_message"]]
+    labels = [f"value row of {two['sources'][0]}", f"value row of {two['sources'][1]}", "one head's message"]
+    labels.append("two heads' messages")
+    _check_matrix(root, values, labels, ["coordinate 1", "coordinate 2"], 1, labels_above=bool(arrangement))

@@ -15,6 +15,7 @@ from common.palette import (
     FILLS,
     GRID,
     INK,
+    INK_SOFT,
     MODELS,
     MUTED,
     ROLES,
@@ -139,6 +140,27 @@ def _messages_phone(fish: dict, labels, heading: str, desc: str, joined, project
     return d
 
 
+def labels_above(
+    ident: str, title: str, desc: str, rows: list[list[float]], row_labels, col_labels, scale_name: str, digits: int
+) -> Drawing:
+    """A matrix with long row labels for a phone: the column names over the
+    cells as on the slide, each row's label on a line above its cells, the
+    legend under the last row."""
+    cw = max(text_width(c, MIN_TEXT) for c in col_labels) * 1.25 + 24
+    x = (PHONE - cw * len(col_labels)) / 2
+    row_h = ABOVE + 40 + 6
+    d = Drawing(PHONE, 30 + len(rows) * row_h + 12 + 14 + MIN_TEXT + 14, f"{ident}-phone", title, desc)
+    for c, name in enumerate(col_labels):
+        d.text(x + c * cw + cw / 2, 24, name, size=MIN_TEXT, fill=INK_SOFT)
+    y = 30.0
+    for label, values in zip(row_labels, rows):
+        d.text(x, y + ABOVE - 8, label, size=MIN_TEXT, anchor="start")
+        cells(d, x, y + ABOVE, values, scale_name, digits=digits, cell_w=cw, cell_h=40)
+        y += row_h
+    legend(d, x, y + 12, scale_name)
+    return d
+
+
 def seed_dots(worked: dict) -> str:
     """The runs' test perplexities as dots on one axis, the mean as a line and
     ±1 SD as a band: what the worked mean ± SD summarises. Drawn a second
@@ -251,6 +273,24 @@ def final_query(mod: dict) -> str:
     d.rect(x1, y0, n * c, (n - 1) * c, fill="none", stroke=GRID, width=1.5, radius=0, dash="6 5")
     d.text(x1 + n * c / 2, y0 + 3.6 * c, "rows not computed", size=MIN_TEXT, fill=MUTED)
     return d.render()
+
+
+def two_sources(two: dict) -> str:
+    """The two-source toy's value rows and the messages one head and two
+    heads make of them; on a phone each row's label on a line above it."""
+    args = dict(
+        ident="fig-p3-two-source",
+        title="Two value rows, and the messages one head and two heads can make of them",
+        desc=f"Value rows: river {two['values'][0]}, fisherman {two['values'][1]}. One head with weights "
+        f"{two['one_head_weights']} returns {[round(v, 1) for v in two['one_head_message']]}; two heads, each "
+        f"with its own weights, return {[round(v, 1) for v in two['two_head_message']]}.",
+    )
+    rows = [two["values"][0], two["values"][1], two["one_head_message"], two["two_head_message"]]
+    labels = [f"value row of {two['sources'][0]}", f"value row of {two['sources'][1]}", "one head's message"]
+    labels.append("two heads' messages")
+    how = dict(row_labels=labels, col_labels=["coordinate 1", "coordinate 2"], scale_name="part3-two-source", digits=1)
+    wide = heatmaps(**args, panels=[("", rows)], **how, cell_h=40)
+    return arranged(wide, labels_above(**args, rows=rows, **how))
 
 
 def batch_bars(batch: dict) -> dict:
@@ -368,20 +408,7 @@ def pictures(
             cell_w=47,
             gap=30,
         ),
-        "two_source": heatmaps(
-            "fig-p3-two-source",
-            "Two value rows, and the messages one head and two heads can make of them",
-            f"Value rows: river {two['values'][0]}, fisherman {two['values'][1]}. One head with weights "
-            f"{two['one_head_weights']} returns {[round(v, 1) for v in two['one_head_message']]}; two heads, each "
-            f"with its own weights, return {[round(v, 1) for v in two['two_head_message']]}.",
-            [("", [two["values"][0], two["values"][1], two["one_head_message"], two["two_head_message"]])],
-            [f"value row of {two['sources'][0]}", f"value row of {two['sources'][1]}", "one head's message"]
-            + ["two heads' messages"],
-            ["coordinate 1", "coordinate 2"],
-            scale_name="part3-two-source",
-            digits=1,
-            cell_h=40,
-        ),
+        "two_source": two_sources(two),
     }
     dec, gen = part3_decoding, part3_generation
     if dec.get("available"):
