@@ -137,7 +137,7 @@ def test_messages_keep_every_row_its_numbers_its_columns_and_its_label(table, ar
     assert not _overlaps(_boxes(root)), _overlaps(_boxes(root))
 
 
-# ---------------------------------------------------------------- the two-source toy
+# ---------------------------------------------------------------- the two-source toy and the worksheet's rows
 
 
 def _matrix(root: ET.Element) -> tuple[list[float], list[list[tuple[float, str]]], float, float]:
@@ -187,3 +187,19 @@ def test_two_source_rows_keep_their_numbers_and_labels(table, arrangement):
     labels = [f"value row of {two['sources'][0]}", f"value row of {two['sources'][1]}", "one head's message"]
     labels.append("two heads' messages")
     _check_matrix(root, values, labels, ["coordinate 1", "coordinate 2"], 1, labels_above=bool(arrangement))
+
+
+@pytest.mark.parametrize("arrangement", ARRANGEMENTS)
+def test_worksheet_rows_keep_every_token_and_feature_in_place(table, arrangement):
+    f, pics = table("part3_fisherman"), table("part3_pictures")
+    wide, root = ET.fromstring(pics["E"]), ET.fromstring(pics["E" + arrangement])
+    if arrangement:
+        _same_title(wide, root)
+        assert sorted(_text(t) for t in root.iter(SVG + "text")) == sorted(_text(t) for t in wide.iter(SVG + "text"))
+        # the feature names stand up over the columns
+        assert all(
+            t.get("transform", "").startswith("rotate(-90")
+            for t in root.iter(SVG + "text")
+            if _text(t) in f["features"]
+        )
+    _check_matrix(root, f["E"], f["token_labels"], f["features"], 1, labels_above=False)

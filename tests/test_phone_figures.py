@@ -30,7 +30,6 @@ ALLOWED: dict[str, str] = {
     "part2-causal-mask": "a ten by ten weight matrix: every column is a word the mask rule is about",
     "part2-attention-matrix": "the full ten by ten weight matrix: its square shape is the point",
     # Part III
-    "fig-p3-E": "the worksheet's ten by five input rows with their feature names as columns",
     "fig-p3-weights-all": "a ten by ten causal weight matrix per head: each panel alone is wider than a phone",
     "fig-p3-final-query": "the score matrix with only its final row computed: its square shape is the point",
     # Part IV

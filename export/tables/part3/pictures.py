@@ -161,6 +161,25 @@ def labels_above(
     return d
 
 
+def names_standing(
+    ident: str, title: str, desc: str, rows: list[list[float]], row_labels, col_labels, scale_name: str, digits: int
+) -> Drawing:
+    """A matrix with short row labels and more columns than a phone has room
+    for lying down: the row labels left of the cells as on the slide, the
+    column names standing up over narrower cells, the legend under them."""
+    cw, cell_h = 64.0, 30
+    label_w = max(text_width(lab, MIN_TEXT) for lab in row_labels) + 16
+    names_h = max(text_width(c, MIN_TEXT) for c in col_labels) * 1.5 + 16  # room for a wider face
+    x = (PHONE - label_w - cw * len(col_labels)) / 2 + label_w
+    d = Drawing(PHONE, names_h + len(rows) * cell_h + 18 + 14 + MIN_TEXT + 14, f"{ident}-phone", title, desc)
+    for c, name in enumerate(col_labels):
+        cx, cy = x + c * cw + cw / 2 + MIN_TEXT * 0.35, names_h - 8
+        d.text(cx, cy, name, size=MIN_TEXT, anchor="start", fill=INK_SOFT, transform=f"rotate(-90 {cx:.1f} {cy:.1f})")
+    box = cells(d, x, names_h, rows, scale_name, digits=digits, cell_w=cw, cell_h=cell_h, row_labels=row_labels)
+    legend(d, x, box.y + box.h + 18, scale_name, width=min(240.0, PHONE - x - 70))
+    return d
+
+
 def seed_dots(worked: dict) -> str:
     """The runs' test perplexities as dots on one axis, the mean as a line and
     ±1 SD as a band: what the worked mean ± SD summarises. Drawn a second
@@ -275,6 +294,32 @@ def final_query(mod: dict) -> str:
     return d.render()
 
 
+def worksheet_rows(f: dict) -> str:
+    """The worksheet's input rows E, one row per token and one column per
+    feature; on a phone the feature names stand up over narrower cells."""
+    args = dict(
+        ident="fig-p3-E",
+        title="The worksheet's input rows E",
+        desc="One row per token, one column per hand-set feature: "
+        + "; ".join(f"{t}: {row}" for t, row in zip(f["token_labels"], f["E"])),
+    )
+    wide = heatmaps(
+        **args,
+        panels=[("", f["E"])],
+        row_labels=f["token_labels"],
+        col_labels=f["features"],
+        scale_name=WORKSHEET,
+        digits=1,
+        cell_h=28,
+    )
+    return arranged(
+        wide,
+        names_standing(
+            **args, rows=f["E"], row_labels=f["token_labels"], col_labels=f["features"], scale_name=WORKSHEET, digits=1
+        ),
+    )
+
+
 def two_sources(two: dict) -> str:
     """The two-source toy's value rows and the messages one head and two
     heads make of them; on a phone each row's label on a line above it."""
@@ -365,18 +410,7 @@ def pictures(
     f, two = part3_fisherman, part3_two_source
     heads = f["heads"]
     out = {
-        "E": heatmaps(
-            "fig-p3-E",
-            "The worksheet's input rows E",
-            "One row per token, one column per hand-set feature: "
-            + "; ".join(f"{t}: {row}" for t, row in zip(f["token_labels"], f["E"])),
-            [("", f["E"])],
-            f["token_labels"],
-            f["features"],
-            scale_name=WORKSHEET,
-            digits=1,
-            cell_h=28,
-        ),
+        "E": worksheet_rows(f),
         "W_QK": heatmaps(
             "fig-p3-wqk",
             "W_Q and W_K, the first two columns for head 1, the last two for head 2",
