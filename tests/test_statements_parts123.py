@@ -14,7 +14,7 @@ import pytest
 
 from common.settings import ROOT
 from site_builder.exercise_texts import drawn
-from support.statements import slide, takeaway
+from support.statements import slide, takeaway, text_of
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +157,9 @@ def test_replay_guesses_name_the_four_head_models_flatter_guess(site_dir, table)
     rp = table("part3_replay")
     if not rp.get("available") or not rp["entropy"].get("available"):
         pytest.skip("no training trace or checkpoints")
-    t = takeaway(slide(site_dir, "part3", "Replay: what the models guess next"))
+    s = slide(site_dir, "part3", "Replay: what the models guess next")
+    assert "one prefix does not rank the models" in takeaway(s)
+    t = s["text"]  # the guesses and entropies moved from the takeaway to the body (issue 35: short takeaways)
     e = rp["entropy"]
     assert rp["top_selected"]["attn4"]["token"] in t
     assert number(e["attn4"], 2) in t and number(e["attn1"], 2) in t
@@ -169,7 +171,13 @@ def test_seed_curves_call_the_attention_differences_a_plateau(site_dir, table):
     c = table("part3_seed_curves")
     if not c.get("available"):
         pytest.skip("no runs")
-    t = takeaway(slide(site_dir, "part3", "One seed’s validation curves"))
+    s = slide(site_dir, "part3", "One seed’s validation curves")
+    body = re.search(r'<p class="small">(.*?)</p>', s["html"], re.S)
+    assert body, "the per-run sentence under the figure is gone"
+    t = text_of(body.group(1))  # moved from the takeaway to the body (issue 35: short takeaways)
+    mlp = next(x for x in c["runs"] if x["kind"] == "mlp")
+    if not mlp["best_is_last"]:
+        assert f"the MLP’s is {number(mlp['rise'], 3)} nats lower" in takeaway(s)
     for x in c["runs"]:
         if not x["best_is_last"]:
             assert f"{number(x['rise'], 3)} nats below the last step" in t
