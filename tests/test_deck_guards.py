@@ -287,7 +287,7 @@ def test_the_results_takeaway_word_follows_the_measured_means(site_dir):
         pytest.fail("results_worked is not available: run `make site` (export.tables) first")
     flipped = dict(tables, results_worked=dict(worked, mean=worked["baseline_mean"], baseline_mean=worked["mean"]))
     sentence = re.compile(
-        r"the mean test perplexity of four heads is [\d.]+% (\w+) than one head[’']s \(([\d.]+) vs ([\d.]+)\)"
+        r"[Tt]he mean test perplexity of four heads is [\d.]+% (\w+) than one head[’']s \(([\d.]+) vs ([\d.]+)\)"
     )
     built = (site_dir / "decks" / "results.html").read_text(encoding="utf-8")
     renderer = Renderer(ROOT, inp.content, inp.templates, inp.node_modules)
