@@ -125,6 +125,18 @@ def test_the_prose_has_no_straight_quotes(site_dir):
     assert not found, found
 
 
+def test_no_markdown_backtick_reaches_the_prose(site_dir):
+    """A code span written inside raw HTML (a `<p class="takeaway">` line) is not
+    Markdown: its backticks would print as they are; the `Takeaway:` line renders them."""
+    found = {}
+    for path in pages(site_dir):
+        text = "".join(read(path).prose)
+        hits = [text[max(0, m.start() - 25) : m.end() + 25] for m in re.finditer("`", text)]
+        if hits:
+            found[f"{path.parent.name}/{path.name}"] = hits[:4]
+    assert not found, found
+
+
 def test_the_parser_sees_what_the_tests_forbid(tmp_path):
     """The two checks above read the prose and the titles, not code or math."""
     page = tmp_path / "p.html"
