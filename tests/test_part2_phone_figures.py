@@ -15,11 +15,11 @@ import xml.etree.ElementTree as ET
 from itertools import combinations
 
 import pytest
-from test_phone_arrangements import assert_same_figure
 
 from common.palette import ACCENT
 from export.tables.kit.cells import number
 from export.tables.kit.draw import PHONE, PHONE_KEY
+from support.phone_drawings import assert_same_figure
 
 SVG = "{http://www.w3.org/2000/svg}"
 FIGURES = {"part2_figures": ["phases", "qkv_lifetime"], "part2_pictures": ["search"]}

@@ -330,7 +330,7 @@ REDRAWN = [
 
 @pytest.mark.parametrize("key", REDRAWN)
 def test_a_redrawn_picture_fits_a_phone_with_the_same_title_texts_numbers_and_colours(t, key):
-    from test_phone_arrangements import assert_same_figure
+    from support.phone_drawings import assert_same_figure
 
     pictures_ = t["part2_pictures"]
     assert key + PHONE_KEY in pictures_, f"{key} has no phone arrangement"

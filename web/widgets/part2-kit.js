@@ -32,6 +32,7 @@ const CSS = `
 }
 .p2 .p2-col .v { font-size: 18px; font-variant-numeric: tabular-nums; }
 .p2 .p2-col .b {
+  --p: 0; /* the bar's share of the tallest bar of either sentence: part2-bars.js sets it on each bar */
   width: 80%; height: calc(150px * var(--p, 0)); background: var(--accent-mid); border-radius: 2px 2px 0 0;
 }
 .p2 .p2-col.top .b { background: var(--accent); }
