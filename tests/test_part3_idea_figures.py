@@ -13,48 +13,17 @@ import pytest
 
 from common.palette import MODELS
 from common.settings import ROOT
-from export.tables.kit.draw import PHONE, text_width
+from export.tables.kit.draw import PHONE
+from support.phone_drawings import label_boxes as _boxes
+from support.phone_drawings import overlapping as _overlaps
+from support.phone_drawings import text_of as _text
+from support.phone_drawings import translate_of as _translate
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _root(svg: str) -> ET.Element:
     return ET.fromstring(svg)
-
-
-def _text(e: ET.Element) -> str:
-    return "".join(e.itertext())
-
-
-def _translate(e: ET.Element) -> tuple[float, float]:
-    m = re.match(r"translate\(([-\d.]+) ([-\d.]+)\)", e.get("transform") or "")
-    return (float(m.group(1)), float(m.group(2))) if m else (0.0, 0.0)
-
-
-def _boxes(parent: ET.Element, dx: float = 0.0, dy: float = 0.0) -> list[tuple[str, float, float, float, float]]:
-    """(text, x0, y0, x1, y1) of every unrotated <text> under ``parent`` (its
-    width estimated as kit/draw.py's ``text_width``), in the parent's frame
-    plus (dx, dy)."""
-    out = []
-    for t in parent.iter(SVG + "text"):
-        if t.get("transform") or t.get("x") is None:
-            continue
-        s, size = _text(t), float(t.get("font-size") or 18)
-        w = text_width(s, size, bold=t.get("font-weight") == "bold")
-        x, y = float(t.get("x")) + dx, float(t.get("y")) + dy
-        anchor = t.get("text-anchor") or "start"
-        x0 = x - w if anchor == "end" else x - w / 2 if anchor == "middle" else x
-        out.append((s, x0, y - 0.75 * size, x0 + w, y + 0.2 * size))
-    return out
-
-
-def _overlaps(boxes) -> list[tuple[str, str]]:
-    bad = []
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1 :]:
-            if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]:
-                bad.append((a[0], b[0]))
-    return bad
 
 
 @pytest.fixture(scope="module")
