@@ -133,9 +133,11 @@
     // a slide is measured again when a widget on it has drawn itself, or when
     // the page turns from phone to wide. Printing measures every slide.
     // A measured slide carries data-fitted (tests/test_deck_fit.py counts them).
+    // Only height tightens a slide (issue 35: an overfull slide is split, not
+    // shrunk): a code line wider than the canvas scrolls sideways in its own
+    // listing, reachable from the keyboard (below), and the text keeps its size.
     function overflows(section) {
-      const wide = [...section.querySelectorAll("pre")].some((p) => p.scrollWidth > p.clientWidth + 1);
-      return wide || section.scrollHeight > section.clientHeight + 1;
+      return section.scrollHeight > section.clientHeight + 1;
     }
     // Whatever scrolls can be reached from the keyboard: a listing wider than its
     // box, and on a phone the slide itself.
