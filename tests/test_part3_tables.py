@@ -440,3 +440,21 @@ def test_overfitting_reads_the_recorded_losses():
         assert row["last_val"] == run["val_trace"][-1]["val_loss"]
         assert row["best_val"] == min(p["val_loss"] for p in run["val_trace"])
     assert overfitting(None)["available"] is False
+
+
+def test_the_split_recap_draws_counts_per_split_in_part_ones_colour(tables_dir):
+    """Part III's recap of the windows per split and Part I's stories per split
+    are counts per split: one colour, Part I's, not a shade of the attention-weight
+    ramp (issue 35 item 1: a colour keeps one meaning)."""
+    import re
+
+    from common.palette import WEIGHT_SCALE, scale_colour
+
+    def bar_fills(svg: str) -> set[str]:  # the fills of the drawn boxes: bars, tracks, the axis
+        return {f.lower() for f in re.findall(r'<rect[^>]*fill="(#[0-9a-fA-F]{6})"', svg)}
+
+    recap = json.loads((tables_dir / "part3_pictures.json").read_text(encoding="utf-8"))["windows"]
+    part1 = json.loads((tables_dir / "maps_corpus_figures.json").read_text(encoding="utf-8"))["stories"]
+    ramp = {scale_colour(t / 20, WEIGHT_SCALE).lower() for t in range(1, 21)}
+    assert not bar_fills(recap) & ramp, bar_fills(recap) & ramp
+    assert bar_fills(recap) == bar_fills(part1)

@@ -21,7 +21,6 @@ from common.palette import (
     ROLES,
     SURFACE,
     SURPRISAL_SCALE,
-    WEIGHT_SCALE,
     scale_colour,
 )
 from models.nets import KINDS
@@ -36,11 +35,6 @@ from ..kit.registry import table
 
 HEAD_COLS = ["(1)·1", "(1)·2", "(2)·1", "(2)·2"]  # head (g), coordinate
 WORKSHEET = "part3-worksheet"  # the colour scale of the worksheet's E, W_Q, W_K and messages (kit/scales.py)
-
-
-def shade(t: float) -> str:
-    """A colour of the probability scale (0 light to 1 dark)."""
-    return scale_colour(t, WEIGHT_SCALE)
 
 
 def masked(weights: list[list[float]]) -> list[list[float | None]]:
@@ -502,7 +496,6 @@ def pictures(
             splits,
             [("", windows)],
             fmt=lambda v: f"{v:,}",
-            colours=[shade(0.75), shade(0.5), shade(0.35)],
             width=900,
             bar_h=44,
         )
