@@ -256,12 +256,24 @@ class Drawing:
 
     # ---- primitives ------------------------------------------------------------
     def text(
-        self, x, y, s, size=16, anchor="middle", weight="normal", fill=INK, mono=False, italic=False, transform=None
+        self,
+        x,
+        y,
+        s,
+        size=16,
+        anchor="middle",
+        weight="normal",
+        fill=INK,
+        mono=False,
+        italic=False,
+        transform=None,
+        cls=None,
     ):
         self.parts.append(
             element(
                 "text",
                 s,
+                cls=cls,
                 transform=transform,
                 x=_n(x),
                 y=_n(y),

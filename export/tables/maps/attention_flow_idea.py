@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from common.palette import ACCENT, FILLS, GRID, INK, LINE, MUTED, ROLES
 
-from ..kit.draw import FONT, MIN_TEXT, PHONE, Drawing, arranged, element, text_width
+from ..kit.cells import number
+from ..kit.draw import MIN_TEXT, PHONE, Drawing, arranged, text_width
 
 
 def _shape(s) -> str:
@@ -24,26 +25,11 @@ def _shape(s) -> str:
 
 
 def _num(v) -> str:
-    if isinstance(v, str):
-        return v
-    return f"{v:.2f}".replace("-", "−")
+    return v if isinstance(v, str) else number(v, 2)
 
 
 def _label(d: Drawing, x, y, s, anchor="middle", fill=INK, bold=False, cls=None) -> None:
-    d.parts.append(
-        element(
-            "text",
-            s,
-            cls=cls,
-            x=round(x, 1),
-            y=round(y, 1),
-            font_size=MIN_TEXT,
-            font_family=FONT,
-            font_weight="600" if bold else None,
-            text_anchor=anchor,
-            fill=fill,
-        )
-    )
+    d.text(x, y, s, size=MIN_TEXT, anchor=anchor, weight="600" if bold else "normal", fill=fill, cls=cls)
 
 
 def _grid(d: Drawing, name: str, x, y, rows: int, cols: int, cw, ch, stroke=LINE, fill=None, texts=None) -> dict:

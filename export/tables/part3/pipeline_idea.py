@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from common.palette import FILLS, GRID, INK, LINE, MUTED, PAPER, SURFACE
 
-from ..kit.draw import FONT, MIN_TEXT, PHONE, Drawing, arranged, element, text_width, title
+from ..kit.draw import MIN_TEXT, PHONE, Drawing, arranged, element, text_width, title
 
 SPLITS = ("train", "validation", "test")
 LINE_H = 22  # one line of text
@@ -78,20 +78,8 @@ def _stages(audit: dict, batch_size: int, steps: int, T: int) -> list[Stage]:
 
 
 def _text(d: Drawing, x, y, s: str, style: str = "", anchor: str = "start", cls: str | None = None) -> None:
-    d.parts.append(
-        element(
-            "text",
-            s,
-            cls=cls,
-            x=round(x, 1),
-            y=round(y, 1),
-            font_size=MIN_TEXT,
-            font_family=FONT,
-            font_weight="600" if style == "bold" else None,
-            text_anchor=None if anchor == "start" else anchor,
-            fill=MUTED if style == "muted" else INK,
-        )
-    )
+    weight = "600" if style == "bold" else "normal"
+    d.text(x, y, s, size=MIN_TEXT, anchor=anchor, weight=weight, fill=MUTED if style == "muted" else INK, cls=cls)
 
 
 def _stories(d: Drawing, x, y) -> dict:
